@@ -1,0 +1,42 @@
+//! `brandubh`: the command-line front end of Brandubh Zero.
+//!
+//! Thin by design: arguments are parsed by clap, validated into library types, and handed to
+//! the library crates. Every error is one line on stderr with a non-zero exit status.
+
+mod cmd;
+mod out;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Brandubh Zero: rules engine, self-play trainer and agents for the 7x7 tafl game Brandubh.
+#[derive(Debug, Parser)]
+#[command(name = "brandubh", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    Perft(cmd::perft::Args),
+    Replay(cmd::replay::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Perft(args) => cmd::perft::run(args),
+        Command::Replay(args) => cmd::replay::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) if out::is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            // One line: the whole context chain, outermost first.
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
