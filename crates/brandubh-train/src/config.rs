@@ -1,0 +1,1325 @@
+//! The training run configuration, read from TOML.
+//!
+//! Every knob of a run lives in one [`TrainConfig`]: model size, search, self-play,
+//! training and evaluation. Files are parsed with serde and
+//! `#[serde(deny_unknown_fields)]` on every section, then checked by
+//! [`TrainConfig::validate`]. Every key is optional and falls back to the default shown in
+//! its documentation. Errors are one line naming the file and the key:
+//!
+//! ```text
+//! configs/quick.toml: search.simulations: must be between 1 and 100000, got 0
+//! configs/x.toml: unknown key selfplay.gmes_per_iteration at line 12, column 1 (did you mean selfplay.games_per_iteration?)
+//! ```
+//!
+//! A minimal file:
+//!
+//! ```toml
+//! name = "quick"
+//! iterations = 40
+//!
+//! [search]
+//! algorithm = "gumbel"
+//! simulations = 16
+//!
+//! [training]
+//! lr_schedule = [[20, 0.0005]]   # from iteration 20 on, the learning rate is 0.0005
+//! ```
+//!
+//! Iterations are numbered from 1.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// The whole configuration of a training run (top level of the TOML file).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainConfig {
+    /// Name of the run; the run directory defaults to `runs/NAME`. 1–64 characters from
+    /// `A–Z a–z 0–9 . _ -`, not starting with a dot. Default `"brandubh"`.
+    pub name: String,
+    /// Seed of every random number generator of the run (self-play, sampling, network
+    /// initialisation). Range 0–9,223,372,036,854,775,807 (TOML integers are signed 64-bit).
+    /// Default `0`.
+    pub seed: u64,
+    /// Total number of iterations (self-play, train, evaluate) the run aims for. Range
+    /// 1–1,000,000. Default `100`.
+    pub iterations: u32,
+    /// The network (`[model]`).
+    pub model: ModelConfig,
+    /// The tree search used in self-play (`[search]`).
+    pub search: SearchConfig,
+    /// Self-play games (`[selfplay]`).
+    pub selfplay: SelfPlayConfig,
+    /// Optimisation and the replay window (`[training]`).
+    pub training: TrainingConfig,
+    /// Matches against the previous network and a baseline (`[evaluation]`).
+    pub evaluation: EvaluationConfig,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            name: "brandubh".to_owned(),
+            seed: 0,
+            iterations: 100,
+            model: ModelConfig::default(),
+            search: SearchConfig::default(),
+            selfplay: SelfPlayConfig::default(),
+            training: TrainingConfig::default(),
+            evaluation: EvaluationConfig::default(),
+        }
+    }
+}
+
+/// The residual network (`[model]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ModelConfig {
+    /// Channels of every convolution of the residual tower (C). Range 1–1024. Default `32`.
+    pub channels: u32,
+    /// Number of residual blocks (N). Range 1–64. Default `4`.
+    pub blocks: u32,
+}
+
+impl Default for ModelConfig {
+    fn default() -> Self {
+        ModelConfig {
+            channels: 32,
+            blocks: 4,
+        }
+    }
+}
+
+/// Which tree search self-play uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchAlgorithm {
+    /// Gumbel AlphaZero: Gumbel top-k sampling of candidates, sequential halving, and the
+    /// completed-Q improved policy as target (`"gumbel"`). Strong with few simulations.
+    Gumbel,
+    /// AlphaZero PUCT with Dirichlet noise at the root and visit counts as target
+    /// (`"puct"`).
+    Puct,
+}
+
+/// The tree search (`[search]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SearchConfig {
+    /// `"gumbel"` or `"puct"`. Default `"gumbel"`.
+    pub algorithm: SearchAlgorithm,
+    /// Simulations (network evaluations) of a full search. Range 1–100,000. Default `64`.
+    pub simulations: u32,
+    /// PUCT exploration constant (also used below the root by Gumbel). Range (0, 100].
+    /// Default `1.25`.
+    pub c_puct: f64,
+    /// First-play urgency: an unvisited child is valued at the parent's value minus this.
+    /// Range [0, 2]. Default `0.25`.
+    pub fpu_reduction: f64,
+    /// Concentration of the Dirichlet noise mixed into the root priors (PUCT only). Range
+    /// (0, 10]. Default `0.3` (about 10 / typical number of legal moves).
+    pub dirichlet_alpha: f64,
+    /// Weight of the Dirichlet noise in the root priors (PUCT only); 0 disables it. Range
+    /// [0, 1]. Default `0.25`.
+    pub dirichlet_fraction: f64,
+    /// Gumbel: number of root candidates m sampled with Gumbel top-k (capped by the number
+    /// of legal moves). Range 1–96. Default `16`.
+    pub gumbel_candidates: u32,
+    /// Gumbel: c_visit of the σ transform of completed Q-values. Range (0, 10000].
+    /// Default `50`.
+    pub gumbel_c_visit: f64,
+    /// Gumbel: c_scale of the σ transform of completed Q-values. Range (0, 100]. Default
+    /// `1.0`.
+    pub gumbel_c_scale: f64,
+    /// Virtual loss added to a node per pending evaluation while leaves of one tree are
+    /// batched, so the batch spreads over the tree. Range [0, 100]. Default `1.0`.
+    pub virtual_loss: f64,
+    /// Evaluate every leaf under a random one of the 8 board symmetries (as AlphaGo Zero
+    /// did), which averages out orientation biases of the network. Default `true`.
+    pub symmetry_at_inference: bool,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            algorithm: SearchAlgorithm::Gumbel,
+            simulations: 64,
+            c_puct: 1.25,
+            fpu_reduction: 0.25,
+            dirichlet_alpha: 0.3,
+            dirichlet_fraction: 0.25,
+            gumbel_candidates: 16,
+            gumbel_c_visit: 50.0,
+            gumbel_c_scale: 1.0,
+            virtual_loss: 1.0,
+            symmetry_at_inference: true,
+        }
+    }
+}
+
+/// Self-play (`[selfplay]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SelfPlayConfig {
+    /// Games played per iteration. Range 1–1,000,000. Default `64`.
+    pub games_per_iteration: u32,
+    /// Games each worker thread advances together; their leaves form one network batch.
+    /// Range 1–65,536. Default `32`.
+    pub concurrent_games: u32,
+    /// Worker threads; `0` means one per available core. Range 0–1024. Default `0`.
+    pub threads: u32,
+    /// Plies after which a game is stopped and recorded as unfinished (value target 0).
+    /// Range 1–10,000. Default `150`.
+    pub ply_cap: u32,
+    /// Temperature of move selection during the first `temperature_plies` plies: moves are
+    /// sampled from the search policy raised to 1/temperature (0 = always the best move).
+    /// Range [0, 10]. Default `1.0`.
+    pub temperature: f64,
+    /// Plies played with `temperature`; after them the best move is played. Range
+    /// 0–10,000. Default `8`.
+    pub temperature_plies: u32,
+    /// Playout-cap randomisation (KataGo): the fraction of moves searched with
+    /// `search.simulations` and recorded as policy targets. The other moves are searched
+    /// with `cheap_simulations` and not recorded. `1.0` searches every move fully. Range
+    /// (0, 1]. Default `1.0`.
+    pub full_search_fraction: f64,
+    /// Simulations of the cheap searches (see `full_search_fraction`). Range 1 to
+    /// `search.simulations`. Default `16`.
+    pub cheap_simulations: u32,
+    /// If set, the first this many plies of every game are uniformly random legal moves
+    /// (not recorded), to diversify openings. Range 0 to `ply_cap`. Default: off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub opening_random_plies: Option<u32>,
+}
+
+impl Default for SelfPlayConfig {
+    fn default() -> Self {
+        SelfPlayConfig {
+            games_per_iteration: 64,
+            concurrent_games: 32,
+            threads: 0,
+            ply_cap: 150,
+            temperature: 1.0,
+            temperature_plies: 8,
+            full_search_fraction: 1.0,
+            cheap_simulations: 16,
+            opening_random_plies: None,
+        }
+    }
+}
+
+impl SelfPlayConfig {
+    /// The number of worker threads: `threads`, or the available cores when it is 0.
+    #[must_use]
+    pub fn worker_threads(&self) -> usize {
+        if self.threads == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            self.threads as usize
+        }
+    }
+}
+
+/// The optimiser.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Optimizer {
+    /// Adam (`"adam"`); `weight_decay` is added to the gradient as L2.
+    Adam,
+    /// Stochastic gradient descent with `momentum` (`"sgd"`).
+    Sgd,
+}
+
+/// Training (`[training]`).
+///
+/// The replay window grows with the data as in KataGo: after N positions have been
+/// generated in total, training samples from the most recent
+/// `min(window_max_positions, max(window_min_positions, window_scale · N^window_alpha))`
+/// positions ([`TrainingConfig::window_size`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainingConfig {
+    /// Positions per gradient step. Range 1–65,536. Default `256`.
+    pub batch_size: u32,
+    /// Gradient steps per iteration (fewer if `max_sample_reuse` caps them). Range
+    /// 1–1,000,000. Default `100`.
+    pub steps_per_iteration: u32,
+    /// `"adam"` or `"sgd"`. Default `"adam"`.
+    pub optimizer: Optimizer,
+    /// Learning rate from iteration 1 until the first `lr_schedule` breakpoint. Range
+    /// (0, 10]. Default `0.001`.
+    pub learning_rate: f64,
+    /// Momentum of SGD (ignored by Adam). Range [0, 1). Default `0.9`.
+    pub momentum: f64,
+    /// L2 regularisation coefficient (the L2 term of the loss). Range [0, 1]. Default
+    /// `0.0001`.
+    pub weight_decay: f64,
+    /// Step schedule: a list of `[iteration, learning_rate]` breakpoints; from that
+    /// iteration on the rate is the given one. Iterations ≥ 1 and strictly increasing,
+    /// rates in (0, 10]. Empty = constant `learning_rate`. Default `[]`.
+    pub lr_schedule: Vec<(u32, f64)>,
+    /// Weight of the value loss (MSE) against the policy loss (cross-entropy). Range
+    /// [0, 100]. Default `1.0`.
+    pub value_loss_weight: f64,
+    /// Smallest replay window, in positions. Range 1–100,000,000. Default `10000`.
+    pub window_min_positions: u64,
+    /// Largest replay window, in positions. Range `window_min_positions`–100,000,000.
+    /// Default `250000`.
+    pub window_max_positions: u64,
+    /// Factor c of the window growth c·N^α. Range (0, 1,000,000]. Default `4.0`.
+    pub window_scale: f64,
+    /// Exponent α of the window growth c·N^α. Range (0, 1]. Default `0.75`.
+    pub window_alpha: f64,
+    /// If set, caps the steps of an iteration so that, on average, each newly generated
+    /// position is sampled at most this many times:
+    /// `steps ≤ ceil(max_sample_reuse · new_positions / batch_size)`. Range (0, 1000].
+    /// Default: off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_sample_reuse: Option<f64>,
+}
+
+impl Default for TrainingConfig {
+    fn default() -> Self {
+        TrainingConfig {
+            batch_size: 256,
+            steps_per_iteration: 100,
+            optimizer: Optimizer::Adam,
+            learning_rate: 0.001,
+            momentum: 0.9,
+            weight_decay: 0.0001,
+            lr_schedule: Vec::new(),
+            value_loss_weight: 1.0,
+            window_min_positions: 10_000,
+            window_max_positions: 250_000,
+            window_scale: 4.0,
+            window_alpha: 0.75,
+            max_sample_reuse: None,
+        }
+    }
+}
+
+impl TrainingConfig {
+    /// The replay window after `total_positions` positions have been generated:
+    /// `min(max, max(min, c · N^α))`.
+    #[must_use]
+    pub fn window_size(&self, total_positions: u64) -> usize {
+        let grown = self.window_scale * (total_positions as f64).powf(self.window_alpha);
+        let min = self.window_min_positions as f64;
+        let max = self.window_max_positions as f64;
+        // `max(min)` first, then `min(max)`: a NaN from a bad config lands on the minimum.
+        let size = grown.max(min).min(max);
+        size as usize
+    }
+
+    /// The learning rate of `iteration` (numbered from 1): the rate of the last
+    /// `lr_schedule` breakpoint at or before it, else `learning_rate`.
+    #[must_use]
+    pub fn learning_rate_at(&self, iteration: u32) -> f64 {
+        self.lr_schedule
+            .iter()
+            .rev()
+            .find(|(from, _)| *from <= iteration)
+            .map_or(self.learning_rate, |&(_, lr)| lr)
+    }
+
+    /// The gradient steps of an iteration that produced `new_positions` positions:
+    /// `steps_per_iteration`, capped by `max_sample_reuse` when set (at least 1 step when
+    /// there is new data, 0 when there is none and a cap is set).
+    #[must_use]
+    pub fn steps_for(&self, new_positions: u64) -> u32 {
+        match self.max_sample_reuse {
+            None => self.steps_per_iteration,
+            Some(reuse) => {
+                let cap = (reuse * new_positions as f64 / f64::from(self.batch_size)).ceil();
+                // `as` saturates, and NaN becomes 0.
+                self.steps_per_iteration.min(cap as u32)
+            }
+        }
+    }
+}
+
+/// Evaluation after each iteration (`[evaluation]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EvaluationConfig {
+    /// Two-game matches (sides swapped) of the new network against the previous one and
+    /// against `baseline`, each, per iteration; `0` turns evaluation off. Range 0–10,000.
+    /// Default `8`.
+    pub matches: u32,
+    /// The fixed opponent, as an agent spec of the search crate (e.g. `"greedy"`,
+    /// `"random"`). Non-empty, at most 100 characters, no control characters. Default
+    /// `"greedy"`.
+    pub baseline: String,
+    /// Keep the previous network unless the new one scores at least `gating_threshold`
+    /// against it. Needs `matches` > 0. Default `false`.
+    pub gating: bool,
+    /// Score (wins + draws/2 over matches) the new network needs against the previous one
+    /// to be accepted when `gating` is on. Range [0.5, 1]. Default `0.55`.
+    pub gating_threshold: f64,
+    /// Simulations per move of both players in evaluation games. Range 1–100,000.
+    /// Default `32`.
+    pub sims: u32,
+}
+
+impl Default for EvaluationConfig {
+    fn default() -> Self {
+        EvaluationConfig {
+            matches: 8,
+            baseline: "greedy".to_owned(),
+            gating: false,
+            gating_threshold: 0.55,
+            sims: 32,
+        }
+    }
+}
+
+/// An out-of-range value: the dotted key and what is wrong with it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{key}: {message}")]
+pub struct ValueError {
+    /// The dotted key, e.g. `search.simulations`.
+    pub key: String,
+    /// What is wrong, e.g. `must be between 1 and 100000, got 0`.
+    pub message: String,
+}
+
+/// Where in a TOML file an error lies (1-based).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Location {
+    /// Line, from 1.
+    pub line: usize,
+    /// Column in characters, from 1.
+    pub column: usize,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}, column {}", self.line, self.column)
+    }
+}
+
+/// A configuration that could not be read. Every message is one line and starts with the
+/// file name.
+#[derive(Debug)]
+pub enum ConfigError {
+    /// The file could not be read.
+    Io {
+        /// The file.
+        file: String,
+        /// Why.
+        source: io::Error,
+    },
+    /// The text is not valid TOML.
+    Syntax {
+        /// The file.
+        file: String,
+        /// Where, if known.
+        location: Option<Location>,
+        /// The parser's message (on one line).
+        message: String,
+    },
+    /// A key that no section has (a typo, or a key of another version).
+    UnknownKey {
+        /// The file.
+        file: String,
+        /// The dotted key, e.g. `selfplay.gmes_per_iteration`.
+        key: String,
+        /// Where, if known.
+        location: Option<Location>,
+        /// The known key closest to it, if one is close.
+        suggestion: Option<String>,
+    },
+    /// A value of the wrong type, or an unknown choice (e.g. `algorithm = "gumble"`).
+    BadValue {
+        /// The file.
+        file: String,
+        /// The dotted key, when it could be determined.
+        key: Option<String>,
+        /// Where, if known.
+        location: Option<Location>,
+        /// What is wrong (on one line).
+        message: String,
+    },
+    /// A value out of its range, found by [`TrainConfig::validate`].
+    Invalid {
+        /// The file.
+        file: String,
+        /// The key and what is wrong.
+        error: ValueError,
+    },
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = |loc: &Option<Location>| match loc {
+            Some(l) => format!(" at {l}"),
+            None => String::new(),
+        };
+        match self {
+            ConfigError::Io { file, source } => write!(f, "{file}: cannot read: {source}"),
+            ConfigError::Syntax {
+                file,
+                location,
+                message,
+            } => write!(f, "{file}: invalid TOML{}: {message}", at(location)),
+            ConfigError::UnknownKey {
+                file,
+                key,
+                location,
+                suggestion,
+            } => {
+                write!(f, "{file}: unknown key {key}{}", at(location))?;
+                if let Some(s) = suggestion {
+                    write!(f, " (did you mean {s}?)")?;
+                }
+                Ok(())
+            }
+            ConfigError::BadValue {
+                file,
+                key,
+                location,
+                message,
+            } => match key {
+                Some(key) => write!(f, "{file}: {key}: {message}{}", at(location)),
+                None => write!(f, "{file}: {message}{}", at(location)),
+            },
+            ConfigError::Invalid { file, error } => write!(f, "{file}: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ConfigError::Io { source, .. } => Some(source),
+            ConfigError::Invalid { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
+
+impl TrainConfig {
+    /// Reads, parses and validates a TOML file; errors name the file as given.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<TrainConfig, ConfigError> {
+        let path = path.as_ref();
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+            file: file.clone(),
+            source,
+        })?;
+        TrainConfig::from_toml_str(&text, &file)
+    }
+
+    /// Parses and validates TOML `text`; `name` is the file name used in errors.
+    pub fn from_toml_str(text: &str, name: &str) -> Result<TrainConfig, ConfigError> {
+        let config: TrainConfig = toml::from_str(text).map_err(|e| toml_error(name, text, &e))?;
+        config.validate().map_err(|error| ConfigError::Invalid {
+            file: name.to_owned(),
+            error,
+        })?;
+        Ok(config)
+    }
+
+    /// The configuration as TOML that [`TrainConfig::from_toml_str`] reads back unchanged.
+    /// Fails only for a configuration that [`TrainConfig::validate`] rejects.
+    pub fn to_toml_string(&self) -> Result<String, ValueError> {
+        self.validate()?;
+        // A valid configuration has no integer beyond TOML's i64, so this cannot fail; the
+        // error is still passed on rather than unwrapped.
+        toml::to_string(self).map_err(|e| bad("config", one_line(&e.to_string())))
+    }
+
+    /// The dotted keys whose values differ between `self` and `other`, sorted (e.g.
+    /// `["search.simulations"]`); empty when the configurations are equal. Used to refuse
+    /// resuming a run with a changed configuration, naming what changed.
+    #[must_use]
+    pub fn changed_keys(&self, other: &TrainConfig) -> Vec<String> {
+        let (a, b) = (leaves(self), leaves(other));
+        let mut keys: Vec<String> = a
+            .keys()
+            .chain(b.keys())
+            .filter(|k| a.get(*k) != b.get(*k))
+            .cloned()
+            .collect();
+        keys.sort();
+        keys.dedup();
+        keys
+    }
+
+    /// Checks every value against its documented range; the error names the first
+    /// offending key.
+    pub fn validate(&self) -> Result<(), ValueError> {
+        let name_ok = !self.name.is_empty()
+            && self.name.len() <= 64
+            && !self.name.starts_with('.')
+            && self
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+        if !name_ok {
+            return Err(bad(
+                "name",
+                format!(
+                    "must be 1-64 characters from A-Z a-z 0-9 . _ - not starting with a dot, got {:?}",
+                    truncate(&self.name, 70)
+                ),
+            ));
+        }
+        int("seed", self.seed, 0, i64::MAX as u64)?;
+        int("iterations", self.iterations, 1, 1_000_000)?;
+
+        let m = &self.model;
+        int("model.channels", m.channels, 1, 1024)?;
+        int("model.blocks", m.blocks, 1, 64)?;
+
+        let s = &self.search;
+        int("search.simulations", s.simulations, 1, 100_000)?;
+        float("search.c_puct", s.c_puct, Open(0.0), Closed(100.0))?;
+        float(
+            "search.fpu_reduction",
+            s.fpu_reduction,
+            Closed(0.0),
+            Closed(2.0),
+        )?;
+        float(
+            "search.dirichlet_alpha",
+            s.dirichlet_alpha,
+            Open(0.0),
+            Closed(10.0),
+        )?;
+        float(
+            "search.dirichlet_fraction",
+            s.dirichlet_fraction,
+            Closed(0.0),
+            Closed(1.0),
+        )?;
+        int(
+            "search.gumbel_candidates",
+            s.gumbel_candidates,
+            1,
+            brandubh_rules::MAX_MOVES as u32,
+        )?;
+        float(
+            "search.gumbel_c_visit",
+            s.gumbel_c_visit,
+            Open(0.0),
+            Closed(10_000.0),
+        )?;
+        float(
+            "search.gumbel_c_scale",
+            s.gumbel_c_scale,
+            Open(0.0),
+            Closed(100.0),
+        )?;
+        float(
+            "search.virtual_loss",
+            s.virtual_loss,
+            Closed(0.0),
+            Closed(100.0),
+        )?;
+
+        let p = &self.selfplay;
+        int(
+            "selfplay.games_per_iteration",
+            p.games_per_iteration,
+            1,
+            1_000_000,
+        )?;
+        int("selfplay.concurrent_games", p.concurrent_games, 1, 65_536)?;
+        int("selfplay.threads", p.threads, 0, 1024)?;
+        int("selfplay.ply_cap", p.ply_cap, 1, 10_000)?;
+        float(
+            "selfplay.temperature",
+            p.temperature,
+            Closed(0.0),
+            Closed(10.0),
+        )?;
+        int("selfplay.temperature_plies", p.temperature_plies, 0, 10_000)?;
+        float(
+            "selfplay.full_search_fraction",
+            p.full_search_fraction,
+            Open(0.0),
+            Closed(1.0),
+        )?;
+        if p.cheap_simulations < 1 || p.cheap_simulations > s.simulations {
+            return Err(bad(
+                "selfplay.cheap_simulations",
+                format!(
+                    "must be between 1 and search.simulations ({}), got {}",
+                    s.simulations, p.cheap_simulations
+                ),
+            ));
+        }
+        if let Some(n) = p.opening_random_plies
+            && n > p.ply_cap
+        {
+            return Err(bad(
+                "selfplay.opening_random_plies",
+                format!("must be at most selfplay.ply_cap ({}), got {n}", p.ply_cap),
+            ));
+        }
+
+        let t = &self.training;
+        int("training.batch_size", t.batch_size, 1, 65_536)?;
+        int(
+            "training.steps_per_iteration",
+            t.steps_per_iteration,
+            1,
+            1_000_000,
+        )?;
+        float(
+            "training.learning_rate",
+            t.learning_rate,
+            Open(0.0),
+            Closed(10.0),
+        )?;
+        float("training.momentum", t.momentum, Closed(0.0), Open(1.0))?;
+        float(
+            "training.weight_decay",
+            t.weight_decay,
+            Closed(0.0),
+            Closed(1.0),
+        )?;
+        let mut previous = 0;
+        for (i, &(iteration, lr)) in t.lr_schedule.iter().enumerate() {
+            if iteration <= previous {
+                return Err(bad(
+                    "training.lr_schedule",
+                    format!(
+                        "breakpoint {} must name an iteration after {previous}, got {iteration}",
+                        i + 1
+                    ),
+                ));
+            }
+            previous = iteration;
+            float("training.lr_schedule", lr, Open(0.0), Closed(10.0)).map_err(|e| {
+                bad(
+                    "training.lr_schedule",
+                    format!("learning rate of breakpoint {}: {}", i + 1, e.message),
+                )
+            })?;
+        }
+        float(
+            "training.value_loss_weight",
+            t.value_loss_weight,
+            Closed(0.0),
+            Closed(100.0),
+        )?;
+        int(
+            "training.window_min_positions",
+            t.window_min_positions,
+            1,
+            100_000_000,
+        )?;
+        if t.window_max_positions < t.window_min_positions || t.window_max_positions > 100_000_000 {
+            return Err(bad(
+                "training.window_max_positions",
+                format!(
+                    "must be between training.window_min_positions ({}) and 100000000, got {}",
+                    t.window_min_positions, t.window_max_positions
+                ),
+            ));
+        }
+        float(
+            "training.window_scale",
+            t.window_scale,
+            Open(0.0),
+            Closed(1_000_000.0),
+        )?;
+        float(
+            "training.window_alpha",
+            t.window_alpha,
+            Open(0.0),
+            Closed(1.0),
+        )?;
+        if let Some(r) = t.max_sample_reuse {
+            float("training.max_sample_reuse", r, Open(0.0), Closed(1000.0))?;
+        }
+
+        let e = &self.evaluation;
+        int("evaluation.matches", e.matches, 0, 10_000)?;
+        if e.baseline.trim().is_empty()
+            || e.baseline.chars().count() > 100
+            || e.baseline.chars().any(char::is_control)
+        {
+            return Err(bad(
+                "evaluation.baseline",
+                format!(
+                    "must be a non-empty agent spec of at most 100 characters without control characters, got {:?}",
+                    truncate(&e.baseline, 40)
+                ),
+            ));
+        }
+        float(
+            "evaluation.gating_threshold",
+            e.gating_threshold,
+            Closed(0.5),
+            Closed(1.0),
+        )?;
+        int("evaluation.sims", e.sims, 1, 100_000)?;
+        if e.gating && e.matches == 0 {
+            return Err(bad(
+                "evaluation.gating",
+                "needs evaluation.matches > 0 to decide".to_owned(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn bad(key: &str, message: String) -> ValueError {
+    ValueError {
+        key: key.to_owned(),
+        message,
+    }
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}
+
+fn int<T: PartialOrd + fmt::Display + Copy>(
+    key: &str,
+    v: T,
+    lo: T,
+    hi: T,
+) -> Result<(), ValueError> {
+    if v < lo || v > hi {
+        return Err(bad(key, format!("must be between {lo} and {hi}, got {v}")));
+    }
+    Ok(())
+}
+
+/// A bound of a float range.
+#[derive(Clone, Copy)]
+enum Bound {
+    Open(f64),
+    Closed(f64),
+}
+use Bound::{Closed, Open};
+
+fn float(key: &str, v: f64, lo: Bound, hi: Bound) -> Result<(), ValueError> {
+    let ok_lo = match lo {
+        Open(l) => v > l,
+        Closed(l) => v >= l,
+    };
+    let ok_hi = match hi {
+        Open(h) => v < h,
+        Closed(h) => v <= h,
+    };
+    if ok_lo && ok_hi {
+        return Ok(());
+    }
+    let message = match (lo, hi) {
+        (Closed(l), Closed(h)) => format!("must be between {l} and {h}, got {v}"),
+        (Open(l), Closed(h)) => format!("must be greater than {l} and at most {h}, got {v}"),
+        (Closed(l), Open(h)) => format!("must be at least {l} and below {h}, got {v}"),
+        (Open(l), Open(h)) => format!("must be strictly between {l} and {h}, got {v}"),
+    };
+    Err(bad(key, message))
+}
+
+/// Every leaf value of the configuration by dotted key.
+fn leaves(config: &TrainConfig) -> BTreeMap<String, toml::Value> {
+    fn walk(prefix: &str, value: toml::Value, out: &mut BTreeMap<String, toml::Value>) {
+        match value {
+            toml::Value::Table(table) => {
+                for (k, v) in table {
+                    let key = if prefix.is_empty() {
+                        k
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    walk(&key, v, out);
+                }
+            }
+            other => {
+                out.insert(prefix.to_owned(), other);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    if let Ok(value) = toml::Value::try_from(config) {
+        walk("", value, &mut out);
+    }
+    out
+}
+
+/// Turns a toml/serde error into a one-line [`ConfigError`] naming the key when the span
+/// lets us find it.
+fn toml_error(file: &str, text: &str, err: &toml::de::Error) -> ConfigError {
+    let message = one_line(err.message());
+    let span = err.span();
+    let location = span.as_ref().map(|s| location_of(text, s.start));
+    let file = file.to_owned();
+    if let Some(field) = message
+        .strip_prefix("unknown field `")
+        .and_then(|rest| rest.split('`').next())
+    {
+        let key = span
+            .as_ref()
+            .and_then(|s| key_at(text, s.start, Some(field)))
+            .unwrap_or_else(|| field.to_owned());
+        // Suggest the full dotted key: the unknown key's section plus the close name.
+        let suggestion = closest(field, &expected_names(&message)).map(|name| {
+            match key.strip_suffix(field).filter(|p| p.ends_with('.')) {
+                Some(prefix) => format!("{prefix}{name}"),
+                None => name,
+            }
+        });
+        return ConfigError::UnknownKey {
+            file,
+            key,
+            location,
+            suggestion,
+        };
+    }
+    match span {
+        None => ConfigError::Syntax {
+            file,
+            location,
+            message,
+        },
+        Some(span) => {
+            // Serde errors (wrong type, unknown variant) point at a value; parse errors at
+            // the text. Tell them apart by whether the document parses at all.
+            if text.parse::<toml::Table>().is_err() {
+                ConfigError::Syntax {
+                    file,
+                    location,
+                    message,
+                }
+            } else {
+                ConfigError::BadValue {
+                    file,
+                    key: key_at(text, span.start, None),
+                    location,
+                    message,
+                }
+            }
+        }
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.trim()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn location_of(text: &str, offset: usize) -> Location {
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = before[line_start..].chars().count() + 1;
+    Location { line, column }
+}
+
+/// The table header on this line (`[a.b]` → `a.b`), if it is one.
+fn header_of(line: &str) -> Option<String> {
+    let line = line.split('#').next().unwrap_or("").trim();
+    let inner = line.strip_prefix('[')?.strip_suffix(']')?.trim();
+    let first = inner.chars().next()?;
+    if !(first.is_ascii_alphabetic() || first == '_' || first == '"') {
+        return None; // an array value such as `[1, 0.5],`
+    }
+    Some(clean_key(inner))
+}
+
+fn clean_key(key: &str) -> String {
+    key.split('.')
+        .map(|part| part.trim().trim_matches('"').trim_matches('\''))
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// The dotted key of the `key = value` line (or header) containing `offset`, by looking
+/// at the lines of `text`: the nearest header above plus the key before `=`. When `field`
+/// is given (an unknown field) and the line's key does not end with it (an inline table),
+/// it is appended.
+fn key_at(text: &str, offset: usize, field: Option<&str>) -> Option<String> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let line_no = text.get(..offset)?.matches('\n').count();
+    if let Some(header) = lines.get(line_no).and_then(|l| header_of(l)) {
+        return Some(header);
+    }
+    // The line with `key =`: this one, or the nearest above (multi-line arrays).
+    let key_line = (0..=line_no)
+        .rev()
+        .map(|i| lines.get(i).copied().unwrap_or(""))
+        .take_while(|l| header_of(l).is_none())
+        .find(|l| !l.trim_start().starts_with('#') && l.contains('='))?;
+    let local = clean_key(key_line.split('=').next()?);
+    if local.is_empty() {
+        return None;
+    }
+    let section = lines[..line_no].iter().rev().find_map(|l| header_of(l));
+    let mut key = match section {
+        Some(s) => format!("{s}.{local}"),
+        None => local,
+    };
+    if let Some(field) = field
+        && !key.ends_with(field)
+    {
+        key = format!("{key}.{field}");
+    }
+    Some(key)
+}
+
+/// The names serde lists after "expected" in an unknown-field message.
+fn expected_names(message: &str) -> Vec<String> {
+    let Some((_, list)) = message.split_once("expected") else {
+        return Vec::new();
+    };
+    list.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The candidate within a small edit distance of `word`, if any.
+fn closest(word: &str, candidates: &[String]) -> Option<String> {
+    let limit = (word.chars().count() / 3).max(2);
+    candidates
+        .iter()
+        .map(|c| (edit_distance(word, c), c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c.clone())
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            let next = (row[j + 1] + 1).min(row[j] + 1).min(prev + cost);
+            prev = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> String {
+        TrainConfig::from_toml_str(text, "configs/x.toml")
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn defaults_are_valid_and_empty_file_gives_defaults() {
+        TrainConfig::default().validate().unwrap();
+        let c = TrainConfig::from_toml_str("", "empty.toml").unwrap();
+        assert_eq!(c, TrainConfig::default());
+    }
+
+    #[test]
+    fn unknown_key_names_file_section_key_and_suggests() {
+        let text = "name = \"x\"\n\n[selfplay]\nply_cap = 40\ngmes_per_iteration = 3\n";
+        assert_eq!(
+            err(text),
+            "configs/x.toml: unknown key selfplay.gmes_per_iteration at line 5, column 1 \
+             (did you mean selfplay.games_per_iteration?)"
+        );
+    }
+
+    #[test]
+    fn unknown_top_level_key_and_section() {
+        let e = err("nmae = \"x\"\n");
+        assert!(
+            e.starts_with("configs/x.toml: unknown key nmae at line 1, column 1"),
+            "{e}"
+        );
+        assert!(e.ends_with("(did you mean name?)"), "{e}");
+        let e = err("[model]\nblocks = 2\n[serach]\nsimulations = 3\n");
+        assert!(
+            e.starts_with("configs/x.toml: unknown key serach at line 3"),
+            "{e}"
+        );
+        assert!(e.contains("did you mean search?"), "{e}");
+    }
+
+    #[test]
+    fn unknown_key_in_dotted_and_inline_form() {
+        let e = err("selfplay.gmes = 3\n");
+        assert!(e.contains("unknown key selfplay.gmes"), "{e}");
+        let e = err("model = { channels = 8, blokcs = 1 }\n");
+        assert!(e.contains("unknown key model.blokcs"), "{e}");
+        assert!(e.contains("did you mean model.blocks?"), "{e}");
+    }
+
+    #[test]
+    fn wrong_type_and_unknown_variant_name_the_key() {
+        let e = err("[search]\nsimulations = \"many\"\n");
+        assert!(
+            e.starts_with("configs/x.toml: search.simulations: invalid type"),
+            "{e}"
+        );
+        assert!(e.contains("line 2"), "{e}");
+        let e = err("[search]\nalgorithm = \"gumble\"\n");
+        assert!(
+            e.starts_with("configs/x.toml: search.algorithm: unknown variant"),
+            "{e}"
+        );
+        let e = err("[selfplay]\nply_cap = -1\n");
+        assert!(e.starts_with("configs/x.toml: selfplay.ply_cap: "), "{e}");
+        let e = err("[training]\nlr_schedule = [\n  [10, 0.1],\n  [20, \"x\"],\n]\n");
+        assert!(
+            e.starts_with("configs/x.toml: training.lr_schedule: "),
+            "{e}"
+        );
+        assert!(!e.contains('\n'));
+    }
+
+    #[test]
+    fn syntax_errors_are_one_line_with_location() {
+        let e = err("[search\nsimulations = 3\n");
+        assert!(
+            e.starts_with("configs/x.toml: invalid TOML at line 1"),
+            "{e}"
+        );
+        assert!(!e.contains('\n'), "{e}");
+    }
+
+    #[test]
+    fn out_of_range_values_name_file_and_key() {
+        assert_eq!(
+            err("[search]\nsimulations = 0\n"),
+            "configs/x.toml: search.simulations: must be between 1 and 100000, got 0"
+        );
+        let cases = [
+            ("iterations = 0", "iterations"),
+            ("name = \"a b\"", "name"),
+            ("name = \"\"", "name"),
+            ("[model]\nchannels = 0", "model.channels"),
+            ("[model]\nblocks = 65", "model.blocks"),
+            ("[search]\nc_puct = 0", "search.c_puct"),
+            ("[search]\nc_puct = nan", "search.c_puct"),
+            ("[search]\nfpu_reduction = -0.1", "search.fpu_reduction"),
+            ("[search]\ndirichlet_alpha = 0.0", "search.dirichlet_alpha"),
+            (
+                "[search]\ndirichlet_fraction = 1.5",
+                "search.dirichlet_fraction",
+            ),
+            (
+                "[search]\ngumbel_candidates = 97",
+                "search.gumbel_candidates",
+            ),
+            ("[search]\ngumbel_c_visit = 0", "search.gumbel_c_visit"),
+            ("[search]\ngumbel_c_scale = inf", "search.gumbel_c_scale"),
+            ("[search]\nvirtual_loss = -1", "search.virtual_loss"),
+            (
+                "[selfplay]\ngames_per_iteration = 0",
+                "selfplay.games_per_iteration",
+            ),
+            (
+                "[selfplay]\nconcurrent_games = 0",
+                "selfplay.concurrent_games",
+            ),
+            ("[selfplay]\nthreads = 5000", "selfplay.threads"),
+            ("[selfplay]\nply_cap = 0", "selfplay.ply_cap"),
+            ("[selfplay]\ntemperature = -1", "selfplay.temperature"),
+            (
+                "[selfplay]\ntemperature_plies = 20000",
+                "selfplay.temperature_plies",
+            ),
+            (
+                "[selfplay]\nfull_search_fraction = 0",
+                "selfplay.full_search_fraction",
+            ),
+            (
+                "[selfplay]\ncheap_simulations = 65",
+                "selfplay.cheap_simulations",
+            ),
+            (
+                "[selfplay]\ncheap_simulations = 0",
+                "selfplay.cheap_simulations",
+            ),
+            (
+                "[selfplay]\nply_cap = 10\nopening_random_plies = 11",
+                "selfplay.opening_random_plies",
+            ),
+            ("[training]\nbatch_size = 0", "training.batch_size"),
+            (
+                "[training]\nsteps_per_iteration = 0",
+                "training.steps_per_iteration",
+            ),
+            ("[training]\nlearning_rate = 0", "training.learning_rate"),
+            ("[training]\nmomentum = 1", "training.momentum"),
+            ("[training]\nweight_decay = 2", "training.weight_decay"),
+            (
+                "[training]\nlr_schedule = [[0, 0.1]]",
+                "training.lr_schedule",
+            ),
+            (
+                "[training]\nlr_schedule = [[5, 0.1], [5, 0.01]]",
+                "training.lr_schedule",
+            ),
+            (
+                "[training]\nlr_schedule = [[5, -0.1]]",
+                "training.lr_schedule",
+            ),
+            (
+                "[training]\nvalue_loss_weight = -1",
+                "training.value_loss_weight",
+            ),
+            (
+                "[training]\nwindow_min_positions = 0",
+                "training.window_min_positions",
+            ),
+            (
+                "[training]\nwindow_min_positions = 100\nwindow_max_positions = 99",
+                "training.window_max_positions",
+            ),
+            ("[training]\nwindow_scale = 0", "training.window_scale"),
+            ("[training]\nwindow_alpha = 1.5", "training.window_alpha"),
+            (
+                "[training]\nmax_sample_reuse = 0",
+                "training.max_sample_reuse",
+            ),
+            ("[evaluation]\nmatches = 10001", "evaluation.matches"),
+            ("[evaluation]\nbaseline = \" \"", "evaluation.baseline"),
+            (
+                "[evaluation]\ngating_threshold = 0.4",
+                "evaluation.gating_threshold",
+            ),
+            ("[evaluation]\nsims = 0", "evaluation.sims"),
+            (
+                "[evaluation]\nmatches = 0\ngating = true",
+                "evaluation.gating",
+            ),
+        ];
+        for (text, key) in cases {
+            let e = err(text);
+            assert!(
+                e.starts_with(&format!("configs/x.toml: {key}: ")),
+                "{text:?} gave {e:?}"
+            );
+            assert!(!e.contains('\n'), "{e}");
+        }
+    }
+
+    #[test]
+    fn toml_round_trip_preserves_everything() {
+        let mut c = TrainConfig {
+            name: "round-trip".into(),
+            seed: i64::MAX as u64,
+            ..TrainConfig::default()
+        };
+        c.search.algorithm = SearchAlgorithm::Puct;
+        c.selfplay.opening_random_plies = Some(4);
+        c.training.optimizer = Optimizer::Sgd;
+        c.training.lr_schedule = vec![(10, 0.01), (20, 0.001)];
+        c.training.max_sample_reuse = Some(4.0);
+        c.evaluation.baseline = "random".into();
+        let text = c.to_toml_string().unwrap();
+        assert_eq!(TrainConfig::from_toml_str(&text, "rt.toml").unwrap(), c);
+        let d = TrainConfig::default();
+        assert_eq!(
+            TrainConfig::from_toml_str(&d.to_toml_string().unwrap(), "rt.toml").unwrap(),
+            d
+        );
+    }
+
+    #[test]
+    fn seed_beyond_toml_integers_is_rejected_not_panicking() {
+        let c = TrainConfig {
+            seed: u64::MAX,
+            ..TrainConfig::default()
+        };
+        let e = c.to_toml_string().unwrap_err().to_string();
+        assert!(e.starts_with("seed: must be between 0 and "), "{e}");
+    }
+
+    #[test]
+    fn changed_keys_lists_differences() {
+        let a = TrainConfig::default();
+        let mut b = a.clone();
+        assert!(a.changed_keys(&b).is_empty());
+        b.search.simulations = 8;
+        b.training.max_sample_reuse = Some(2.0);
+        assert_eq!(
+            a.changed_keys(&b),
+            ["search.simulations", "training.max_sample_reuse"]
+        );
+    }
+
+    #[test]
+    fn window_grows_between_its_bounds() {
+        let t = TrainingConfig::default();
+        assert_eq!(t.window_size(0), 10_000);
+        assert_eq!(t.window_size(1_000), 10_000);
+        // 4 · 1e6^0.75 = 126491
+        assert_eq!(t.window_size(1_000_000), 126_491);
+        assert_eq!(t.window_size(u64::MAX), 250_000);
+        let mut last = 0;
+        for n in (0..10_000_000).step_by(99_991) {
+            let w = t.window_size(n);
+            assert!(w >= last);
+            last = w;
+        }
+    }
+
+    #[test]
+    fn learning_rate_steps_at_breakpoints() {
+        let t = TrainingConfig {
+            learning_rate: 0.01,
+            lr_schedule: vec![(10, 0.005), (20, 0.001)],
+            ..TrainingConfig::default()
+        };
+        assert_eq!(t.learning_rate_at(1), 0.01);
+        assert_eq!(t.learning_rate_at(9), 0.01);
+        assert_eq!(t.learning_rate_at(10), 0.005);
+        assert_eq!(t.learning_rate_at(19), 0.005);
+        assert_eq!(t.learning_rate_at(1000), 0.001);
+    }
+
+    #[test]
+    fn sample_reuse_caps_steps() {
+        let mut t = TrainingConfig {
+            batch_size: 100,
+            steps_per_iteration: 50,
+            ..TrainingConfig::default()
+        };
+        assert_eq!(t.steps_for(10), 50);
+        t.max_sample_reuse = Some(2.0);
+        assert_eq!(t.steps_for(1_000), 20);
+        assert_eq!(t.steps_for(1), 1);
+        assert_eq!(t.steps_for(0), 0);
+        assert_eq!(t.steps_for(1_000_000), 50);
+    }
+
+    #[test]
+    fn missing_file_is_named() {
+        let e = TrainConfig::from_file("configs/does-not-exist.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("configs/does-not-exist.toml: cannot read: "),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn edit_distance_works() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("same", "same"), 0);
+    }
+}

@@ -1,0 +1,5 @@
+//! Training-run plumbing for Brandubh Zero.
+#![warn(missing_docs)]
+
+pub mod config;
+pub mod fsutil;

@@ -1,0 +1,48 @@
+//! Every shipped file in `configs/` parses and validates.
+
+use std::path::PathBuf;
+
+use brandubh_train::config::TrainConfig;
+
+fn configs_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../configs")
+}
+
+#[test]
+fn every_shipped_config_parses_and_validates() {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(configs_dir()).expect("configs/ exists") {
+        let path = entry.expect("readable entry").path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let config = TrainConfig::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
+            // What is written back reads back the same.
+            let text = config.to_toml_string().unwrap();
+            assert_eq!(TrainConfig::from_toml_str(&text, "again").unwrap(), config);
+            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+            assert_eq!(
+                config.name,
+                stem,
+                "{}: name should match the file",
+                path.display()
+            );
+            names.push(stem);
+        }
+    }
+    names.sort();
+    for required in ["default", "gpu", "quick", "tiny"] {
+        assert!(
+            names.iter().any(|n| n == required),
+            "configs/{required}.toml missing"
+        );
+    }
+}
+
+#[test]
+fn tiny_config_is_tiny() {
+    let c = TrainConfig::from_file(configs_dir().join("tiny.toml")).unwrap();
+    assert!(c.model.channels <= 8 && c.model.blocks <= 1);
+    assert!(c.search.simulations <= 4);
+    assert!(c.selfplay.games_per_iteration <= 8);
+    assert!(c.selfplay.ply_cap <= 40);
+    assert!(c.training.steps_per_iteration <= 5);
+}
