@@ -37,6 +37,17 @@ pub struct Evaluation {
     pub priors: Vec<f32>,
 }
 
+impl Evaluation {
+    /// Equal priors over `num_moves` moves, with this value.
+    #[must_use]
+    pub fn uniform(num_moves: usize, value: f32) -> Evaluation {
+        Evaluation {
+            value,
+            priors: vec![1.0 / num_moves.max(1) as f32; num_moves],
+        }
+    }
+}
+
 /// Evaluates batches of leaves. `&mut self` lets an evaluator keep scratch buffers and a
 /// seeded random generator; share a network between threads by giving each thread its own
 /// evaluator around a shared model.

@@ -1,6 +1,56 @@
-//! Batched Monte Carlo tree search for Brandubh.
+//! Batched Monte Carlo tree search for Brandubh: PUCT (AlphaZero) and Gumbel AlphaZero
+//! behind one [`Search`], network-free evaluators, and baseline players.
+//!
+//! The search never calls a network. It asks an [`Evaluator`] for a *batch* of leaves and
+//! gets back, for each, a value in [-1, 1] for the side to move and priors over its legal
+//! moves. A search step is split in two so that leaves of many games can share one
+//! evaluator call:
+//!
+//! - [`Search::gather`] selects leaves (adding virtual loss so that several leaves of one
+//!   tree can be in flight) and hands them out;
+//! - [`Search::apply`] takes their evaluations back and backs the values up.
+//!
+//! A self-play driver keeps one [`Search`] per game and loops: gather a few leaves from
+//! every search into one `Vec<Leaf>`, remember how many each gave, call the evaluator
+//! once, hand each search its slice of the evaluations; when a search
+//! [`is_done`](Search::is_done), take its [`result`](Search::result), play the move with
+//! [`advance`](Search::advance) (the subtree is kept) and go on.
+//!
+//! ```
+//! use brandubh_rules::{Game, Position};
+//! use brandubh_search::{RolloutEvaluator, Search, SearchConfig};
+//!
+//! // White to move; the King on a2 escapes to a1.
+//! let position: Position = "3A3/7/2AD3/A3DAA/7/K2A3/3A3 w".parse()?;
+//! let config = SearchConfig::puct(64).without_noise();
+//! let mut search = Search::new(Game::new(position), config, 7)?;
+//! let result = search.run(&mut RolloutEvaluator::new(7, 100), 1)?;
+//! assert_eq!(result.best_move.to_string(), "a2-a1");
+//! assert_eq!(result.visits.iter().sum::<u32>(), 64);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Baseline players share the [`Player`] trait: [`RandomPlayer`], [`GreedyPlayer`] (one ply
+//! over [`heuristic::score`]), [`AlphaBetaPlayer`] and [`MctsPlayer`] around any evaluator.
 #![warn(missing_docs)]
 
+mod alphabeta;
+mod config;
+mod error;
 mod evaluator;
+mod evaluators;
+mod gumbel;
+pub mod heuristic;
+mod players;
+mod puct;
+mod search;
+mod tree;
 
+pub use alphabeta::{AlphaBetaConfig, AlphaBetaPlayer, AlphaBetaResult, WIN};
+pub use config::{Algorithm, ConfigError, Fpu, GumbelConfig, PuctConfig, SearchConfig};
+pub use error::SearchError;
 pub use evaluator::{Evaluation, Evaluator, Leaf};
+pub use evaluators::{GreedyEvaluator, RolloutEvaluator, UniformEvaluator};
+pub use players::{GreedyPlayer, MctsPlayer, Player, RandomPlayer};
+pub use search::{Search, SearchResult, search};
+pub use tree::{Node, NodeId, Tree};

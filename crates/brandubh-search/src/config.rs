@@ -1,0 +1,277 @@
+//! Search settings: one [`SearchConfig`] chooses between PUCT and Gumbel AlphaZero through
+//! [`Algorithm`], and [`SearchConfig::validate`] turns bad values into a [`ConfigError`]
+//! naming the field.
+
+use std::fmt;
+
+/// Everything a [`crate::Search`] needs to know besides the game and the seed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchConfig {
+    /// Simulations per move (per root), at least 1. The evaluation of a fresh root is not a
+    /// simulation: each simulation adds exactly one visit to one root move.
+    pub simulations: u32,
+    /// PUCT or Gumbel, with the settings of each.
+    pub algorithm: Algorithm,
+    /// A game whose ply count (counted from the game's start) reaches the cap inside the
+    /// tree is a terminal node worth 0 ("unfinished"). `None`: no cap.
+    pub ply_cap: Option<u32>,
+}
+
+impl Default for SearchConfig {
+    /// 200 simulations of PUCT with self-play defaults, no ply cap.
+    fn default() -> Self {
+        SearchConfig {
+            simulations: 200,
+            algorithm: Algorithm::Puct(PuctConfig::default()),
+            ply_cap: None,
+        }
+    }
+}
+
+impl SearchConfig {
+    /// A Gumbel AlphaZero search with default settings and this many simulations.
+    #[must_use]
+    pub fn gumbel(simulations: u32) -> SearchConfig {
+        SearchConfig {
+            simulations,
+            algorithm: Algorithm::Gumbel(GumbelConfig::default()),
+            ply_cap: None,
+        }
+    }
+
+    /// A PUCT search with default settings and this many simulations.
+    #[must_use]
+    pub fn puct(simulations: u32) -> SearchConfig {
+        SearchConfig {
+            simulations,
+            algorithm: Algorithm::Puct(PuctConfig::default()),
+            ply_cap: None,
+        }
+    }
+
+    /// The same search without randomness in the move choice, for evaluation play: no
+    /// Dirichlet noise and temperature 0 (PUCT), no Gumbel noise (Gumbel).
+    #[must_use]
+    pub fn without_noise(mut self) -> SearchConfig {
+        match &mut self.algorithm {
+            Algorithm::Puct(p) => {
+                p.dirichlet_fraction = 0.0;
+                p.temperature_plies = 0;
+                p.final_temperature = 0.0;
+            }
+            Algorithm::Gumbel(g) => g.gumbel_scale = 0.0,
+        }
+        self
+    }
+
+    /// Checks every field; the error names the first bad one.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check("simulations", f64::from(self.simulations), "at least 1", |v| {
+            v >= 1.0
+        })?;
+        if let Some(cap) = self.ply_cap {
+            check("ply_cap", f64::from(cap), "at least 1", |v| v >= 1.0)?;
+        }
+        match &self.algorithm {
+            Algorithm::Puct(p) => p.validate(),
+            Algorithm::Gumbel(g) => g.validate(),
+        }
+    }
+}
+
+/// Which search runs, with its settings.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Algorithm {
+    /// AlphaZero: PUCT selection everywhere, Dirichlet noise at the root, move chosen from
+    /// the visit counts; the policy target is the visit distribution.
+    Puct(PuctConfig),
+    /// Gumbel AlphaZero (Danihelka et al. 2022): Gumbel-top-k candidates and sequential
+    /// halving at the root, deterministic selection below; the policy target is the improved
+    /// policy built from completed Q-values. Learns with 8–32 simulations per move.
+    Gumbel(GumbelConfig),
+}
+
+/// First-play urgency: the value an unvisited move is given during PUCT selection.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Fpu {
+    /// This fixed value, from the view of the player choosing the move.
+    Absolute(f32),
+    /// The parent's mean value minus this amount.
+    Reduction(f32),
+}
+
+/// PUCT (AlphaZero) settings.
+///
+/// A move `a` of a node is chosen by the highest `Q(a) + c_puct · P(a) · √N / (1 + N(a))`
+/// where `N` counts the node's visits, `N(a)` and `Q(a)` the move's visits and mean value
+/// for the player choosing, and `P(a)` its prior.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PuctConfig {
+    /// Exploration constant `c_puct`, > 0. Default 1.25.
+    pub c_puct: f32,
+    /// Value of unvisited moves. Default: parent value − 0.2.
+    pub fpu: Fpu,
+    /// Dirichlet concentration of the root noise, > 0. Default 0.3 (about 10 / the usual
+    /// number of legal moves).
+    pub dirichlet_alpha: f32,
+    /// Share of the root priors replaced by noise, in [0, 1]; 0 turns noise off.
+    /// Default 0.25.
+    pub dirichlet_fraction: f32,
+    /// Temperature of the move choice while the game's ply count is below
+    /// `temperature_plies`: a move is drawn with probability ∝ `N(a)^(1/T)`. Default 1.
+    pub temperature: f32,
+    /// Number of opening plies played with `temperature`. Default 8.
+    pub temperature_plies: u32,
+    /// Temperature afterwards; 0 plays the most visited move. Default 0.
+    pub final_temperature: f32,
+}
+
+impl Default for PuctConfig {
+    fn default() -> Self {
+        PuctConfig {
+            c_puct: 1.25,
+            fpu: Fpu::Reduction(0.2),
+            dirichlet_alpha: 0.3,
+            dirichlet_fraction: 0.25,
+            temperature: 1.0,
+            temperature_plies: 8,
+            final_temperature: 0.0,
+        }
+    }
+}
+
+impl PuctConfig {
+    fn validate(&self) -> Result<(), ConfigError> {
+        check("puct.c_puct", self.c_puct.into(), "a number > 0", |v| v > 0.0)?;
+        match self.fpu {
+            Fpu::Absolute(v) => check("puct.fpu", v.into(), "a number in [-1, 1]", |v| {
+                (-1.0..=1.0).contains(&v)
+            })?,
+            Fpu::Reduction(v) => check("puct.fpu", v.into(), "a number in [0, 2]", |v| {
+                (0.0..=2.0).contains(&v)
+            })?,
+        }
+        check(
+            "puct.dirichlet_alpha",
+            self.dirichlet_alpha.into(),
+            "a number > 0",
+            |v| v > 0.0,
+        )?;
+        check(
+            "puct.dirichlet_fraction",
+            self.dirichlet_fraction.into(),
+            "a number in [0, 1]",
+            |v| (0.0..=1.0).contains(&v),
+        )?;
+        check("puct.temperature", self.temperature.into(), "a number >= 0", |v| {
+            v >= 0.0
+        })?;
+        check(
+            "puct.final_temperature",
+            self.final_temperature.into(),
+            "a number >= 0",
+            |v| v >= 0.0,
+        )
+    }
+
+    /// The temperature of the move choice at this game ply.
+    #[must_use]
+    pub fn temperature_at(&self, ply: usize) -> f32 {
+        if ply < self.temperature_plies as usize {
+            self.temperature
+        } else {
+            self.final_temperature
+        }
+    }
+}
+
+/// Gumbel AlphaZero settings (names as in the paper).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GumbelConfig {
+    /// `m`: how many root moves are sampled (Gumbel-top-k) and then halved, ≥ 1.
+    /// Default 16.
+    pub considered_moves: u32,
+    /// `c_visit` of the value scale `σ(q) = (c_visit + max N) · c_scale · q`, ≥ 0.
+    /// Default 50.
+    pub c_visit: f32,
+    /// `c_scale` of the same, > 0. Default 1 (the paper's board-game setting).
+    pub c_scale: f32,
+    /// Multiplies the Gumbel noise, ≥ 0: 1 for self-play, 0 for a deterministic search that
+    /// takes the `m` moves of highest prior. Default 1.
+    pub gumbel_scale: f32,
+}
+
+impl Default for GumbelConfig {
+    fn default() -> Self {
+        GumbelConfig {
+            considered_moves: 16,
+            c_visit: 50.0,
+            c_scale: 1.0,
+            gumbel_scale: 1.0,
+        }
+    }
+}
+
+impl GumbelConfig {
+    fn validate(&self) -> Result<(), ConfigError> {
+        check(
+            "gumbel.considered_moves",
+            self.considered_moves.into(),
+            "at least 1",
+            |v| v >= 1.0,
+        )?;
+        check("gumbel.c_visit", self.c_visit.into(), "a number >= 0", |v| {
+            v >= 0.0
+        })?;
+        check("gumbel.c_scale", self.c_scale.into(), "a number > 0", |v| {
+            v > 0.0
+        })?;
+        check(
+            "gumbel.gumbel_scale",
+            self.gumbel_scale.into(),
+            "a number >= 0",
+            |v| v >= 0.0,
+        )
+    }
+}
+
+/// A setting out of its range: which field, its value and what was expected.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConfigError {
+    /// The field, e.g. `"puct.c_puct"`.
+    pub field: &'static str,
+    /// The value given.
+    pub value: f64,
+    /// What the field accepts, e.g. `"a number > 0"`.
+    pub expected: &'static str,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "invalid search setting {} = {}: expected {}",
+            self.field, self.value, self.expected
+        )
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// `Ok` if `value` is finite and passes `ok`.
+pub(crate) fn check(
+    field: &'static str,
+    value: f64,
+    expected: &'static str,
+    ok: impl FnOnce(f64) -> bool,
+) -> Result<(), ConfigError> {
+    if value.is_finite() && ok(value) {
+        Ok(())
+    } else {
+        Err(ConfigError {
+            field,
+            value,
+            expected,
+        })
+    }
+}

@@ -1,0 +1,393 @@
+//! [`Search`]: one tree over one game, run as a loop of *gather* (hand out leaves, with
+//! virtual loss) and *apply* (take their evaluations back), plus the synchronous
+//! [`Search::run`] and the result of a search.
+
+use brandubh_rules::{Game, Move, MoveList};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::config::{Algorithm, SearchConfig};
+use crate::error::SearchError;
+use crate::evaluator::{Evaluation, Evaluator, Leaf};
+use crate::gumbel::{self, GumbelRoot};
+use crate::puct;
+use crate::tree::{ROOT, State, Tree};
+
+/// What a search says about the root position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult {
+    /// The move to play.
+    pub best_move: Move,
+    /// The legal moves, in `Position::legal_moves` order; the vectors below follow it.
+    pub moves: MoveList,
+    /// Visits of each move (those kept from earlier searches by tree reuse included).
+    pub visits: Vec<u32>,
+    /// The policy training target, summing to 1: the visit distribution (PUCT) or the
+    /// improved policy (Gumbel).
+    pub policy: Vec<f32>,
+    /// The root's mean value, in [-1, 1], from the view of the side to move.
+    pub value: f32,
+    /// Simulations spent by this search (not counting visits kept by tree reuse).
+    pub simulations: u32,
+}
+
+/// Where one simulation ended.
+enum Descent {
+    /// At a new leaf, now waiting for an evaluation.
+    Leaf(u32, Leaf),
+    /// At a terminal node; already backed up.
+    Terminal,
+    /// At a leaf already waiting for an evaluation; abandoned.
+    Collision,
+}
+
+/// A search tree over one game.
+///
+/// A search spends [`SearchConfig::simulations`] simulations on the current position of
+/// its game, then [`Search::result`] tells the move; [`Search::advance`] plays a move and
+/// keeps its subtree for the next search. The steps:
+///
+/// 1. [`Search::gather`] walks the tree and hands out leaves to evaluate, each simulation
+///    in flight adding a virtual loss along its path so the next one looks elsewhere.
+///    Simulations that end on a terminal node are finished on the spot.
+/// 2. Someone evaluates the leaves: this tree's alone, or those of many trees together in
+///    one [`Evaluator::evaluate`] call.
+/// 3. [`Search::apply`] takes the evaluations back, in the order of the leaves.
+///
+/// [`Search::run`] does the loop with one evaluator. The first leaf of a fresh root is the
+/// root itself: that evaluation is not a simulation.
+#[derive(Clone, Debug)]
+pub struct Search {
+    config: SearchConfig,
+    game: Game,
+    tree: Tree,
+    rng: ChaCha8Rng,
+    /// Leaves handed out and not yet applied, in order.
+    pending: Vec<u32>,
+    /// Simulations started at this root (in flight included).
+    started: u32,
+    /// Simulations finished at this root.
+    spent: u32,
+    /// Whether the root noise (Dirichlet or Gumbel) of this search is drawn.
+    root_ready: bool,
+    gumbel: GumbelRoot,
+}
+
+impl Search {
+    /// A search of the current position of `game`; `seed` seeds every random choice.
+    pub fn new(game: Game, config: SearchConfig, seed: u64) -> Result<Search, SearchError> {
+        config.validate()?;
+        if game.is_over() {
+            return Err(SearchError::GameOver);
+        }
+        Ok(Search {
+            config,
+            game,
+            tree: Tree::default(),
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            pending: Vec::new(),
+            started: 0,
+            spent: 0,
+            root_ready: false,
+            gumbel: GumbelRoot::default(),
+        })
+    }
+
+    /// The game, at the root position.
+    #[must_use]
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// The settings.
+    #[must_use]
+    pub fn config(&self) -> &SearchConfig {
+        &self.config
+    }
+
+    /// The tree, for inspection.
+    #[must_use]
+    pub fn tree(&self) -> &Tree {
+        &self.tree
+    }
+
+    /// Simulations finished at this root.
+    #[must_use]
+    pub fn simulations(&self) -> u32 {
+        self.spent
+    }
+
+    /// Leaves handed out by [`Search::gather`] and not yet applied.
+    #[must_use]
+    pub fn in_flight(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Whether the search of this root is complete (or the game is over).
+    #[must_use]
+    pub fn is_done(&self) -> bool {
+        self.game.is_over() || self.spent >= self.config.simulations
+    }
+
+    /// Hands out up to `max_leaves` leaves, appended to `out`, and returns how many.
+    ///
+    /// Gathering stops early when the budget is all started, or when a simulation runs into
+    /// a leaf already waiting for its evaluation (apply the pending ones, then gather
+    /// again). While a fresh root waits for its own evaluation, nothing else is handed out.
+    /// With no leaf in flight, this returns 0 only once the search is done.
+    pub fn gather(&mut self, max_leaves: usize, out: &mut Vec<Leaf>) -> usize {
+        if self.game.is_over() || max_leaves == 0 {
+            return 0;
+        }
+        match self.tree.get(ROOT).state {
+            State::Unvisited => {
+                let leaf = Leaf::from_game(&self.game);
+                self.tree.add_children(ROOT, &leaf.moves);
+                self.tree.add_virtual_loss(ROOT);
+                self.pending.push(ROOT);
+                out.push(leaf);
+                return 1;
+            }
+            State::Evaluating | State::Terminal(_) => return 0,
+            State::Expanded => {}
+        }
+        if !self.root_ready {
+            self.prepare_root();
+        }
+        let mut handed_out = 0;
+        while handed_out < max_leaves && self.started < self.config.simulations {
+            match self.descend() {
+                Descent::Leaf(node, leaf) => {
+                    self.started += 1;
+                    self.pending.push(node);
+                    out.push(leaf);
+                    handed_out += 1;
+                }
+                Descent::Terminal => {
+                    self.started += 1;
+                    self.spent += 1;
+                }
+                Descent::Collision => break,
+            }
+        }
+        handed_out
+    }
+
+    /// Takes back one evaluation per leaf handed out since the last `apply`, in order:
+    /// expands each leaf and backs its value up to the root. Nothing changes on error.
+    pub fn apply(&mut self, evaluations: &[Evaluation]) -> Result<(), SearchError> {
+        if evaluations.len() != self.pending.len() {
+            return Err(SearchError::EvaluationCount {
+                expected: self.pending.len(),
+                got: evaluations.len(),
+            });
+        }
+        for (index, (&node, e)) in self.pending.iter().zip(evaluations).enumerate() {
+            let expected = self.tree.get(node).num_children();
+            if e.priors.len() != expected {
+                return Err(SearchError::PriorCount {
+                    index,
+                    expected,
+                    got: e.priors.len(),
+                });
+            }
+            if !e.value.is_finite() || !e.priors.iter().all(|p| p.is_finite() && *p >= 0.0) {
+                return Err(SearchError::InvalidEvaluation { index });
+            }
+        }
+        for (&node, e) in self.pending.iter().zip(evaluations) {
+            self.tree.set_evaluation(node, e);
+            self.tree.backup(node, e.value.clamp(-1.0, 1.0));
+            if node != ROOT {
+                self.spent += 1;
+            }
+        }
+        self.pending.clear();
+        Ok(())
+    }
+
+    /// Runs the search to the end with `evaluator`, handing it up to `max_batch` leaves of
+    /// this tree at a time (1 is plain sequential MCTS), and returns the result.
+    pub fn run<E: Evaluator + ?Sized>(
+        &mut self,
+        evaluator: &mut E,
+        max_batch: usize,
+    ) -> Result<SearchResult, SearchError> {
+        if !self.pending.is_empty() {
+            return Err(SearchError::LeavesInFlight {
+                count: self.pending.len(),
+            });
+        }
+        let mut leaves = Vec::with_capacity(max_batch.max(1));
+        while !self.is_done() {
+            leaves.clear();
+            if self.gather(max_batch.max(1), &mut leaves) == 0 {
+                break;
+            }
+            let evaluations = evaluator.evaluate(&leaves);
+            self.apply(&evaluations)?;
+        }
+        self.result()
+    }
+
+    /// The result so far (normally called once [`Search::is_done`]). With PUCT the move is
+    /// drawn at the temperature of the game's ply, from this search's random generator.
+    pub fn result(&mut self) -> Result<SearchResult, SearchError> {
+        if self.game.is_over() {
+            return Err(SearchError::GameOver);
+        }
+        if !self.tree.get(ROOT).is_expanded() {
+            return Err(SearchError::RootNotEvaluated);
+        }
+        if !self.root_ready {
+            self.prepare_root();
+        }
+        let children = self.tree.child_range(ROOT);
+        let moves: MoveList = children.clone().map(|c| self.tree.get(c).mv).collect();
+        let visits: Vec<u32> = children.clone().map(|c| self.tree.get(c).visits).collect();
+        let (best, policy) = match &self.config.algorithm {
+            Algorithm::Puct(cfg) => {
+                let priors: Vec<f32> = children.map(|c| self.tree.get(c).prior).collect();
+                let total: u32 = visits.iter().sum();
+                let policy = if total > 0 {
+                    visits.iter().map(|&n| n as f32 / total as f32).collect()
+                } else {
+                    priors.clone()
+                };
+                let t = cfg.temperature_at(self.game.ply());
+                (puct::choose(&visits, &priors, t, &mut self.rng), policy)
+            }
+            Algorithm::Gumbel(cfg) => (
+                self.gumbel.best(&self.tree, cfg),
+                gumbel::improved_policy(&self.tree, ROOT, cfg),
+            ),
+        };
+        Ok(SearchResult {
+            best_move: moves[best],
+            moves,
+            visits,
+            policy,
+            value: self.tree.get(ROOT).value(),
+            simulations: self.spent,
+        })
+    }
+
+    /// Plays `mv` (checked) in the game and makes its subtree the new root, visits kept;
+    /// the next search starts with a fresh budget. Refused while leaves are in flight.
+    pub fn advance(&mut self, mv: Move) -> Result<(), SearchError> {
+        if !self.pending.is_empty() {
+            return Err(SearchError::LeavesInFlight {
+                count: self.pending.len(),
+            });
+        }
+        self.game.play(mv)?;
+        let child = self
+            .tree
+            .child_range(ROOT)
+            .find(|&c| self.tree.get(c).mv == mv);
+        match child {
+            Some(c) if self.tree.get(c).is_expanded() => self.tree.reroot(c),
+            _ => self.tree.clear(),
+        }
+        self.started = 0;
+        self.spent = 0;
+        self.root_ready = false;
+        Ok(())
+    }
+
+    /// Draws this search's root noise: Dirichlet into the priors (PUCT) or the Gumbel
+    /// variables and halving schedule (Gumbel).
+    fn prepare_root(&mut self) {
+        match &self.config.algorithm {
+            Algorithm::Puct(cfg) => puct::add_dirichlet_noise(
+                &mut self.tree,
+                ROOT,
+                cfg.dirichlet_alpha,
+                cfg.dirichlet_fraction,
+                &mut self.rng,
+            ),
+            Algorithm::Gumbel(cfg) => {
+                self.gumbel
+                    .prepare(&self.tree, cfg, self.config.simulations, &mut self.rng);
+            }
+        }
+        self.root_ready = true;
+    }
+
+    /// One simulation from the root: selects down to an unvisited or terminal node, playing
+    /// the moves in the game, then takes them back.
+    fn descend(&mut self) -> Descent {
+        let mut node = ROOT;
+        let mut root_child = None;
+        let mut depth = 0;
+        let descent = loop {
+            self.tree.add_virtual_loss(node);
+            match self.tree.get(node).state {
+                State::Expanded => {
+                    let child = match &self.config.algorithm {
+                        Algorithm::Puct(cfg) => puct::select(&self.tree, node, cfg),
+                        Algorithm::Gumbel(cfg) if node == ROOT => {
+                            self.gumbel.select(&self.tree, cfg, self.started)
+                        }
+                        Algorithm::Gumbel(cfg) => gumbel::select_interior(&self.tree, node, cfg),
+                    };
+                    if node == ROOT {
+                        root_child = Some(child);
+                    }
+                    self.game.play_unchecked(self.tree.get(child).mv);
+                    depth += 1;
+                    node = child;
+                }
+                State::Terminal(value) => {
+                    self.tree.backup(node, f32::from(value));
+                    break Descent::Terminal;
+                }
+                State::Evaluating => {
+                    self.tree.revert_virtual_loss(node);
+                    if let (Some(child), Algorithm::Gumbel(_)) = (root_child, &self.config.algorithm)
+                    {
+                        self.gumbel.unselect(&self.tree, child);
+                    }
+                    break Descent::Collision;
+                }
+                State::Unvisited => {
+                    if let Some(value) = self.terminal_value() {
+                        self.tree.get_mut(node).state = State::Terminal(value);
+                        self.tree.backup(node, f32::from(value));
+                        break Descent::Terminal;
+                    }
+                    let leaf = Leaf::from_game(&self.game);
+                    self.tree.add_children(node, &leaf.moves);
+                    break Descent::Leaf(node, leaf);
+                }
+            }
+        };
+        for _ in 0..depth {
+            self.game.undo();
+        }
+        descent
+    }
+
+    /// The fixed value, for the side to move, of the game's current position if the game
+    /// is over there (±1) or stopped by the ply cap (0).
+    fn terminal_value(&self) -> Option<i8> {
+        if let Some(outcome) = self.game.outcome() {
+            return Some(if outcome.winner == self.game.side_to_move() { 1 } else { -1 });
+        }
+        let capped = self
+            .config
+            .ply_cap
+            .is_some_and(|cap| self.game.ply() >= cap as usize);
+        capped.then_some(0)
+    }
+}
+
+/// Searches the current position of `game` with `evaluator`, one leaf at a time.
+pub fn search<E: Evaluator + ?Sized>(
+    game: &Game,
+    config: &SearchConfig,
+    evaluator: &mut E,
+    seed: u64,
+) -> Result<SearchResult, SearchError> {
+    Search::new(game.clone(), config.clone(), seed)?.run(evaluator, 1)
+}
