@@ -1,0 +1,1438 @@
+//! Replay data: the chunk file format, chunk listing, and the training window.
+//!
+//! Self-play writes its finished games as *chunk files* in the run directory. A chunk holds
+//! whole games: the start position, the move list, the outcome, and for every *recorded*
+//! position (the ply index into the move list) the search's policy target, root value and
+//! whether it came from a full search. Everything else a training sample needs (the
+//! position itself, its repetition count, the final result from the side to move's view)
+//! is reconstructed by replaying the moves with the rules engine, which also validates
+//! the file: a chunk that decodes is a chunk whose games are legal.
+//!
+//! # File layout (format version 1, encoding version 1)
+//!
+//! ```text
+//! offset  size  field
+//!      0     8  magic "BRZCHUNK"
+//!      8     4  format version, u32 little-endian        (FORMAT_VERSION)
+//!     12     4  encoding version, u32 little-endian      (ENCODING_VERSION)
+//!     16     8  body length in bytes, u64 little-endian  (at most MAX_BODY_BYTES)
+//!     24     4  CRC-32 (IEEE) of the body, u32 little-endian
+//!     28     …  body: bincode 2 (serde, standard config: little-endian varints)
+//! ```
+//!
+//! The body is, in bincode's serde encoding:
+//!
+//! ```text
+//! Body     { info: Info, games: Vec<Game> }
+//! Info     { run_id: String, iteration: u32, created_unix_ms: u64, producer: String }
+//! Game     { attackers: u64, defenders: u64, king: u8, side: u8 (0 white, 1 black),
+//!            moves: Vec<[u8; 2]> (from, to squares), result: Result,
+//!            positions: Vec<Recorded> }
+//! Result   = Unfinished | Finished { winner: u8 (0 white, 1 black), reason: u8 (rule 8.x - 1) }
+//! Recorded { ply: u32, policy: Vec<(u8, f32)>, root_value: f32, full_search: bool }
+//! ```
+//!
+//! *Format version* covers the header and the record layout above. *Encoding version*
+//! covers how moves are numbered: version 1 numbers squares `rank · 7 + file` (`a1` = 0)
+//! and a policy entry's `u8` is the index of its move in `brandubh_rules` legal-move order
+//! (ascending from-square index, then ascending to-square index). Readers reject any other
+//! version. Files are written with [`crate::fsutil::write_atomic`], so a reader never sees
+//! a partial chunk; the length and checksum catch files damaged later.
+
+mod window;
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use brandubh_rules::{Bitboard, Reason, Side, Square};
+use brandubh_rules::{Game, IllegalMoveError, Move, Outcome, Position, PositionErrorKind};
+use serde::{Deserialize, Serialize};
+
+use crate::fsutil::{self, FsError};
+
+pub use window::{RefreshReport, ReplayWindow, TrainingSample};
+
+/// The first eight bytes of every chunk file.
+pub const MAGIC: [u8; 8] = *b"BRZCHUNK";
+/// Version of the header and record layout this build reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+/// Version of the move and policy numbering this build reads and writes.
+pub const ENCODING_VERSION: u32 = 1;
+/// Length of the fixed header before the body.
+pub const HEADER_LEN: usize = 28;
+/// Largest body accepted or written (64 MiB); also bincode's decoding limit, so a
+/// corrupted length prefix cannot make the reader allocate more.
+pub const MAX_BODY_BYTES: usize = 64 << 20;
+/// Extension of chunk files.
+pub const CHUNK_EXTENSION: &str = "brz";
+
+/// Largest tolerated distance of a policy target's sum from 1.
+pub const POLICY_SUM_TOLERANCE: f32 = 0.01;
+
+type BincodeConfig = bincode::config::Configuration<
+    bincode::config::LittleEndian,
+    bincode::config::Varint,
+    bincode::config::Limit<MAX_BODY_BYTES>,
+>;
+
+const fn bincode_config() -> BincodeConfig {
+    bincode::config::standard().with_limit::<MAX_BODY_BYTES>()
+}
+
+/// How a recorded game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameResult {
+    /// Decided by the rules.
+    Finished(Outcome),
+    /// Stopped by the self-play ply cap (not a result of the rules).
+    Unfinished,
+}
+
+impl GameResult {
+    /// The value target for `side`: +1 if it won, −1 if it lost, 0 if unfinished.
+    #[must_use]
+    pub fn value_for(self, side: Side) -> f32 {
+        match self {
+            GameResult::Finished(o) if o.winner == side => 1.0,
+            GameResult::Finished(_) => -1.0,
+            GameResult::Unfinished => 0.0,
+        }
+    }
+
+    fn describe(self) -> String {
+        match self {
+            GameResult::Finished(o) => format!("{} wins by {}", o.winner, o.reason.name()),
+            GameResult::Unfinished => "unfinished".to_owned(),
+        }
+    }
+}
+
+/// A recorded position of a game: the search's output there.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PositionRecord {
+    /// The position after this many moves of the game's move list (0 = start).
+    pub ply: u32,
+    /// The policy target: legal moves with their probabilities, summing to 1 (within
+    /// [`POLICY_SUM_TOLERANCE`]), each move at most once. May be empty when `full_search`
+    /// is false (a value-only sample).
+    pub policy: Vec<(Move, f32)>,
+    /// The search's value of the position, from the side to move's view, in [−1, 1].
+    pub root_value: f32,
+    /// Whether the move was searched with the full budget (playout-cap randomisation);
+    /// only those policy targets are meant for training.
+    pub full_search: bool,
+}
+
+/// A whole self-play game with its recorded positions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameRecord {
+    /// The start position.
+    pub start: Position,
+    /// Every move played, in order.
+    pub moves: Vec<Move>,
+    /// The outcome; must agree with replaying `moves` from `start`.
+    pub result: GameResult,
+    /// Recorded positions, by strictly increasing ply; none after the game's end.
+    pub positions: Vec<PositionRecord>,
+}
+
+/// Who wrote a chunk, for which run, when.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChunkInfo {
+    /// The run (e.g. its name, or a hash of its configuration).
+    pub run_id: String,
+    /// The iteration whose self-play produced the games (numbered from 1).
+    pub iteration: u32,
+    /// Creation time, milliseconds since the Unix epoch.
+    pub created_unix_ms: u64,
+    /// The program that wrote it, e.g. `brandubh-train 0.1.0`.
+    pub producer: String,
+}
+
+impl ChunkInfo {
+    /// Info for a chunk created now by this crate.
+    #[must_use]
+    pub fn new(run_id: impl Into<String>, iteration: u32) -> ChunkInfo {
+        let created_unix_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        ChunkInfo {
+            run_id: run_id.into(),
+            iteration,
+            created_unix_ms,
+            producer: concat!("brandubh-train ", env!("CARGO_PKG_VERSION")).to_owned(),
+        }
+    }
+}
+
+/// The content of a chunk file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chunk {
+    /// Header information.
+    pub info: ChunkInfo,
+    /// The games.
+    pub games: Vec<GameRecord>,
+}
+
+impl Chunk {
+    /// The number of recorded positions in all games.
+    #[must_use]
+    pub fn position_count(&self) -> usize {
+        self.games.iter().map(|g| g.positions.len()).sum()
+    }
+}
+
+/// What is wrong with a game record. Plies are 0-based indices into the move list.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum GameError {
+    /// The start position breaks the rules' invariants.
+    #[error("invalid start position: {0}")]
+    BadStart(String),
+    /// A square index beyond the board.
+    #[error("move at ply {ply}: square index {index} is off the board")]
+    BadSquare {
+        /// The move's ply.
+        ply: usize,
+        /// The index read.
+        index: u8,
+    },
+    /// A move that is not legal when replayed.
+    #[error("move at ply {ply}: {error}")]
+    IllegalMove {
+        /// The move's ply.
+        ply: usize,
+        /// Why it is illegal.
+        error: IllegalMoveError,
+    },
+    /// An unknown result code.
+    #[error("unknown result code (winner {winner}, reason {reason})")]
+    BadResult {
+        /// The winner code read.
+        winner: u8,
+        /// The reason code read.
+        reason: u8,
+    },
+    /// The recorded result disagrees with the replay.
+    #[error("recorded result is {recorded} but replaying the moves gives {replayed}")]
+    ResultMismatch {
+        /// What the record says.
+        recorded: String,
+        /// What replaying says.
+        replayed: String,
+    },
+    /// Recorded plies not strictly increasing.
+    #[error("recorded position at ply {ply} comes after ply {previous}")]
+    PliesOutOfOrder {
+        /// The offending ply.
+        ply: u32,
+        /// The ply before it.
+        previous: u32,
+    },
+    /// A recorded ply beyond the move list.
+    #[error("recorded position at ply {ply} is beyond the {moves} moves of the game")]
+    PlyOutOfRange {
+        /// The offending ply.
+        ply: u32,
+        /// Length of the move list.
+        moves: usize,
+    },
+    /// A recorded position where the game is already over.
+    #[error("recorded position at ply {ply} comes after the end of the game")]
+    AfterEnd {
+        /// The offending ply.
+        ply: u32,
+    },
+    /// A policy index beyond the legal moves.
+    #[error("policy target at ply {ply}: move index {index} but only {legal} legal moves")]
+    PolicyIndex {
+        /// The position's ply.
+        ply: u32,
+        /// The index read.
+        index: u8,
+        /// The number of legal moves.
+        legal: usize,
+    },
+    /// A policy move that is not legal in its position.
+    #[error("policy target at ply {ply}: {mv} is not a legal move")]
+    PolicyMove {
+        /// The position's ply.
+        ply: u32,
+        /// The move.
+        mv: Move,
+    },
+    /// A move listed twice in a policy.
+    #[error("policy target at ply {ply}: {mv} appears twice")]
+    PolicyDuplicate {
+        /// The position's ply.
+        ply: u32,
+        /// The move.
+        mv: Move,
+    },
+    /// A probability outside [0, 1].
+    #[error("policy target at ply {ply}: probability {value} is not in [0, 1]")]
+    Probability {
+        /// The position's ply.
+        ply: u32,
+        /// The value read.
+        value: f32,
+    },
+    /// Probabilities that do not sum to 1.
+    #[error("policy target at ply {ply}: probabilities sum to {sum}, not 1")]
+    PolicySum {
+        /// The position's ply.
+        ply: u32,
+        /// Their sum.
+        sum: f32,
+    },
+    /// A full search without a policy target.
+    #[error("full search at ply {ply} has an empty policy target")]
+    EmptyPolicy {
+        /// The position's ply.
+        ply: u32,
+    },
+    /// A root value outside [−1, 1].
+    #[error("root value {value} at ply {ply} is not in [-1, 1]")]
+    RootValue {
+        /// The position's ply.
+        ply: u32,
+        /// The value read.
+        value: f32,
+    },
+}
+
+/// Why a chunk could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum EncodeError {
+    /// A game that is not valid.
+    #[error("game {game}: {error}")]
+    Game {
+        /// Index of the game in the chunk.
+        game: usize,
+        /// What is wrong.
+        error: GameError,
+    },
+    /// The body would exceed [`MAX_BODY_BYTES`].
+    #[error("chunk body of {len} bytes exceeds the limit of {MAX_BODY_BYTES} bytes")]
+    TooLarge {
+        /// The body length.
+        len: usize,
+    },
+    /// bincode failed.
+    #[error("cannot encode: {0}")]
+    Bincode(String),
+}
+
+/// A chunk that could not be read or written. Every message names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// Reading or listing failed.
+    #[error("{}: cannot {action}: {source}", file.display())]
+    Io {
+        /// The file or directory.
+        file: PathBuf,
+        /// What was being done.
+        action: &'static str,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// Writing failed.
+    #[error(transparent)]
+    Write(#[from] FsError),
+    /// Not a chunk file at all.
+    #[error("{}: not a replay chunk (bad magic bytes)", file.display())]
+    BadMagic {
+        /// The file.
+        file: PathBuf,
+    },
+    /// A format or encoding version this build does not read.
+    #[error("{}: unsupported {what} version {found} (this build reads version {supported})", file.display())]
+    Version {
+        /// The file.
+        file: PathBuf,
+        /// `"format"` or `"encoding"`.
+        what: &'static str,
+        /// The version in the file.
+        found: u32,
+        /// The version this build reads.
+        supported: u32,
+    },
+    /// The file is shorter than its header says.
+    #[error("{}: truncated: {found} bytes, expected {expected}", file.display())]
+    Truncated {
+        /// The file.
+        file: PathBuf,
+        /// Its length.
+        found: u64,
+        /// The length the header announces.
+        expected: u64,
+    },
+    /// Bytes after the end the header announces, or after the decoded body.
+    #[error("{}: {extra} bytes of trailing garbage", file.display())]
+    TrailingBytes {
+        /// The file.
+        file: PathBuf,
+        /// How many.
+        extra: u64,
+    },
+    /// The header announces a body larger than [`MAX_BODY_BYTES`].
+    #[error("{}: body length {len} exceeds the limit of {MAX_BODY_BYTES} bytes", file.display())]
+    TooLarge {
+        /// The file.
+        file: PathBuf,
+        /// The announced length.
+        len: u64,
+    },
+    /// The body's checksum does not match.
+    #[error("{}: checksum mismatch (stored {stored:08x}, computed {computed:08x}): the file is corrupted", file.display())]
+    Checksum {
+        /// The file.
+        file: PathBuf,
+        /// Checksum in the header.
+        stored: u32,
+        /// Checksum of the body.
+        computed: u32,
+    },
+    /// The body is not valid bincode for the record layout.
+    #[error("{}: cannot decode body: {message}", file.display())]
+    Decode {
+        /// The file.
+        file: PathBuf,
+        /// bincode's message.
+        message: String,
+    },
+    /// A game that does not replay.
+    #[error("{}: game {game}: {error}", file.display())]
+    Game {
+        /// The file.
+        file: PathBuf,
+        /// Index of the game in the chunk.
+        game: usize,
+        /// What is wrong.
+        error: GameError,
+    },
+    /// A chunk that could not be encoded.
+    #[error("{}: cannot write chunk: {error}", file.display())]
+    Encode {
+        /// The file.
+        file: PathBuf,
+        /// Why.
+        error: EncodeError,
+    },
+}
+
+// ---------------------------------------------------------------------------------------
+// Wire types: the body as stored. Plain integers, so the layout is defined here and not by
+// the rules crate's types.
+
+#[derive(Serialize, Deserialize)]
+struct WireChunk {
+    info: ChunkInfo,
+    games: Vec<WireGame>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct WireGame {
+    attackers: u64,
+    defenders: u64,
+    king: u8,
+    side: u8,
+    moves: Vec<[u8; 2]>,
+    result: WireResult,
+    positions: Vec<WirePosition>,
+}
+
+#[derive(Serialize, Deserialize)]
+enum WireResult {
+    Unfinished,
+    Finished { winner: u8, reason: u8 },
+}
+
+#[derive(Serialize, Deserialize)]
+struct WirePosition {
+    ply: u32,
+    policy: Vec<(u8, f32)>,
+    root_value: f32,
+    full_search: bool,
+}
+
+const REASONS: [Reason; 5] = [
+    Reason::KingEscaped,
+    Reason::KingCaptured,
+    Reason::Encirclement,
+    Reason::Repetition,
+    Reason::NoMoves,
+];
+
+fn side_code(side: Side) -> u8 {
+    match side {
+        Side::White => 0,
+        Side::Black => 1,
+    }
+}
+
+fn side_from(code: u8) -> Option<Side> {
+    match code {
+        0 => Some(Side::White),
+        1 => Some(Side::Black),
+        _ => None,
+    }
+}
+
+fn describe_position_error(kind: &PositionErrorKind) -> String {
+    match kind {
+        PositionErrorKind::KingCount(n) => format!("expected exactly one King, found {n}"),
+        PositionErrorKind::TooManyAttackers(n) => {
+            format!("at most 8 attackers are allowed, found {n}")
+        }
+        PositionErrorKind::TooManyDefenders(n) => {
+            format!("at most 4 defenders are allowed, found {n}")
+        }
+        PositionErrorKind::RestrictedSquare(sq) => {
+            format!("only the King may stand on the restricted square {sq}")
+        }
+        PositionErrorKind::Overlap(sq) => format!("two pieces stand on {sq}"),
+        PositionErrorKind::OffBoard => "a piece lies outside the 7x7 board".to_owned(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// Replays a game, calling `visit(i, game)` at the ply of the `i`-th recorded position,
+/// and checks the plies and the result.
+fn replay(
+    start: Position,
+    moves: &[Move],
+    result: GameResult,
+    plies: &[u32],
+    mut visit: impl FnMut(usize, &Game) -> Result<(), GameError>,
+) -> Result<(), GameError> {
+    for pair in plies.windows(2) {
+        if pair[1] <= pair[0] {
+            return Err(GameError::PliesOutOfOrder {
+                ply: pair[1],
+                previous: pair[0],
+            });
+        }
+    }
+    if let Some(&last) = plies.last()
+        && last as usize > moves.len()
+    {
+        return Err(GameError::PlyOutOfRange {
+            ply: last,
+            moves: moves.len(),
+        });
+    }
+    let mut game = Game::new(start);
+    let mut next = 0;
+    for ply in 0..=moves.len() {
+        while next < plies.len() && plies[next] as usize == ply {
+            if game.is_over() {
+                return Err(GameError::AfterEnd { ply: plies[next] });
+            }
+            visit(next, &game)?;
+            next += 1;
+        }
+        if let Some(&mv) = moves.get(ply) {
+            game.play(mv)
+                .map_err(|error| GameError::IllegalMove { ply, error })?;
+        }
+    }
+    let replayed = game
+        .outcome()
+        .map_or(GameResult::Unfinished, GameResult::Finished);
+    if replayed != result {
+        return Err(GameError::ResultMismatch {
+            recorded: result.describe(),
+            replayed: replayed.describe(),
+        });
+    }
+    Ok(())
+}
+
+fn check_values(
+    ply: u32,
+    root_value: f32,
+    full_search: bool,
+    probs: &[f32],
+) -> Result<(), GameError> {
+    if !(-1.0..=1.0).contains(&root_value) {
+        return Err(GameError::RootValue {
+            ply,
+            value: root_value,
+        });
+    }
+    if probs.is_empty() {
+        return if full_search {
+            Err(GameError::EmptyPolicy { ply })
+        } else {
+            Ok(())
+        };
+    }
+    if let Some(&value) = probs.iter().find(|p| !(0.0..=1.0).contains(*p)) {
+        return Err(GameError::Probability { ply, value });
+    }
+    let sum: f32 = probs.iter().sum();
+    if (sum - 1.0).abs() > POLICY_SUM_TOLERANCE {
+        return Err(GameError::PolicySum { ply, sum });
+    }
+    Ok(())
+}
+
+impl GameRecord {
+    /// Checks the record by replaying it: legal moves, the result, recorded plies in
+    /// order and before the end, policy targets over legal moves summing to 1, values in
+    /// range.
+    pub fn validate(&self) -> Result<(), GameError> {
+        self.to_wire().map(|_| ())
+    }
+
+    fn plies(&self) -> Vec<u32> {
+        self.positions.iter().map(|p| p.ply).collect()
+    }
+
+    fn to_wire(&self) -> Result<WireGame, GameError> {
+        let mut positions = Vec::with_capacity(self.positions.len());
+        replay(
+            self.start,
+            &self.moves,
+            self.result,
+            &self.plies(),
+            |i, game| {
+                let rec = &self.positions[i];
+                let legal = game.legal_moves();
+                let mut seen = 0u128;
+                let mut policy = Vec::with_capacity(rec.policy.len());
+                for &(mv, p) in &rec.policy {
+                    let index = legal
+                        .iter()
+                        .position(|&m| m == mv)
+                        .ok_or(GameError::PolicyMove { ply: rec.ply, mv })?;
+                    if seen >> index & 1 != 0 {
+                        return Err(GameError::PolicyDuplicate { ply: rec.ply, mv });
+                    }
+                    seen |= 1 << index;
+                    // Legal moves number at most MAX_MOVES = 96, so the index fits a u8.
+                    policy.push((index as u8, p));
+                }
+                let probs: Vec<f32> = policy.iter().map(|e| e.1).collect();
+                check_values(rec.ply, rec.root_value, rec.full_search, &probs)?;
+                positions.push(WirePosition {
+                    ply: rec.ply,
+                    policy,
+                    root_value: rec.root_value,
+                    full_search: rec.full_search,
+                });
+                Ok(())
+            },
+        )?;
+        let result = match self.result {
+            GameResult::Unfinished => WireResult::Unfinished,
+            GameResult::Finished(o) => WireResult::Finished {
+                winner: side_code(o.winner),
+                reason: REASONS.iter().position(|&r| r == o.reason).unwrap_or(0) as u8,
+            },
+        };
+        Ok(WireGame {
+            attackers: self.start.attackers().0,
+            defenders: self.start.defenders().0,
+            king: self.start.king().index() as u8,
+            side: side_code(self.start.side_to_move()),
+            moves: self
+                .moves
+                .iter()
+                .map(|m| [m.from.index() as u8, m.to.index() as u8])
+                .collect(),
+            result,
+            positions,
+        })
+    }
+
+    fn from_wire(wire: WireGame) -> Result<GameRecord, GameError> {
+        let king = Square::new(wire.king).ok_or_else(|| {
+            GameError::BadStart(format!("King square index {} is off the board", wire.king))
+        })?;
+        let side = side_from(wire.side)
+            .ok_or_else(|| GameError::BadStart(format!("unknown side code {}", wire.side)))?;
+        let start = Position::from_parts(
+            Bitboard(wire.attackers),
+            Bitboard(wire.defenders),
+            king,
+            side,
+        )
+        .map_err(|kind| GameError::BadStart(describe_position_error(&kind)))?;
+        let mut moves = Vec::with_capacity(wire.moves.len());
+        for (ply, [from, to]) in wire.moves.iter().copied().enumerate() {
+            let square = |index: u8| Square::new(index).ok_or(GameError::BadSquare { ply, index });
+            moves.push(Move::new(square(from)?, square(to)?));
+        }
+        let result = match wire.result {
+            WireResult::Unfinished => GameResult::Unfinished,
+            WireResult::Finished { winner, reason } => {
+                match (side_from(winner), REASONS.get(reason as usize)) {
+                    (Some(winner), Some(&reason)) => {
+                        GameResult::Finished(Outcome { winner, reason })
+                    }
+                    _ => return Err(GameError::BadResult { winner, reason }),
+                }
+            }
+        };
+        let plies: Vec<u32> = wire.positions.iter().map(|p| p.ply).collect();
+        let mut positions = Vec::with_capacity(wire.positions.len());
+        replay(start, &moves, result, &plies, |i, game| {
+            let rec = &wire.positions[i];
+            let legal = game.legal_moves();
+            let mut seen = 0u128;
+            let mut policy = Vec::with_capacity(rec.policy.len());
+            for &(index, p) in &rec.policy {
+                let mv = *legal.get(index as usize).ok_or(GameError::PolicyIndex {
+                    ply: rec.ply,
+                    index,
+                    legal: legal.len(),
+                })?;
+                if seen >> index & 1 != 0 {
+                    return Err(GameError::PolicyDuplicate { ply: rec.ply, mv });
+                }
+                seen |= 1 << index;
+                policy.push((mv, p));
+            }
+            let probs: Vec<f32> = rec.policy.iter().map(|e| e.1).collect();
+            check_values(rec.ply, rec.root_value, rec.full_search, &probs)?;
+            positions.push(PositionRecord {
+                ply: rec.ply,
+                policy,
+                root_value: rec.root_value,
+                full_search: rec.full_search,
+            });
+            Ok(())
+        })?;
+        Ok(GameRecord {
+            start,
+            moves,
+            result,
+            positions,
+        })
+    }
+
+    /// The training samples of the recorded positions, reconstructed by replaying the
+    /// game (identity symmetry).
+    pub fn samples(&self) -> Result<Vec<TrainingSample>, GameError> {
+        let mut out = Vec::with_capacity(self.positions.len());
+        replay(
+            self.start,
+            &self.moves,
+            self.result,
+            &self.plies(),
+            |i, game| {
+                let rec = &self.positions[i];
+                let position = *game.position();
+                out.push(TrainingSample {
+                    position,
+                    repetitions: game.repetitions(),
+                    ply: rec.ply,
+                    policy: rec.policy.clone(),
+                    result: self.result.value_for(position.side_to_move()),
+                    root_value: rec.root_value,
+                    full_search: rec.full_search,
+                });
+                Ok(())
+            },
+        )?;
+        Ok(out)
+    }
+}
+
+/// Encodes a chunk into the bytes of a chunk file, validating every game first.
+pub fn encode_chunk(chunk: &Chunk) -> Result<Vec<u8>, EncodeError> {
+    let games = chunk
+        .games
+        .iter()
+        .enumerate()
+        .map(|(game, g)| {
+            g.to_wire()
+                .map_err(|error| EncodeError::Game { game, error })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let wire = WireChunk {
+        info: chunk.info.clone(),
+        games,
+    };
+    let body = bincode::serde::encode_to_vec(&wire, bincode_config())
+        .map_err(|e| EncodeError::Bincode(e.to_string()))?;
+    if body.len() > MAX_BODY_BYTES {
+        return Err(EncodeError::TooLarge { len: body.len() });
+    }
+    let mut bytes = Vec::with_capacity(HEADER_LEN + body.len());
+    bytes.extend_from_slice(&MAGIC);
+    bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    bytes.extend_from_slice(&ENCODING_VERSION.to_le_bytes());
+    bytes.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
+    bytes.extend_from_slice(&body);
+    Ok(bytes)
+}
+
+fn le_u32(bytes: &[u8], at: usize) -> u32 {
+    let mut b = [0u8; 4];
+    b.copy_from_slice(&bytes[at..at + 4]);
+    u32::from_le_bytes(b)
+}
+
+/// Decodes and validates the bytes of a chunk file; `file` names it in errors.
+///
+/// Checks, in order: magic, versions, length (truncation, trailing bytes), checksum,
+/// bincode decoding (with a [`MAX_BODY_BYTES`] limit), then replays every game.
+pub fn decode_chunk(bytes: &[u8], file: &Path) -> Result<Chunk, ReplayError> {
+    let file_buf = || file.to_path_buf();
+    if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
+        // A prefix of the magic is a truncated chunk, not a foreign file.
+        if bytes.len() < MAGIC.len() && MAGIC.starts_with(bytes) {
+            return Err(ReplayError::Truncated {
+                file: file_buf(),
+                found: bytes.len() as u64,
+                expected: HEADER_LEN as u64,
+            });
+        }
+        return Err(ReplayError::BadMagic { file: file_buf() });
+    }
+    if bytes.len() < HEADER_LEN {
+        return Err(ReplayError::Truncated {
+            file: file_buf(),
+            found: bytes.len() as u64,
+            expected: HEADER_LEN as u64,
+        });
+    }
+    for (what, at, supported) in [
+        ("format", 8, FORMAT_VERSION),
+        ("encoding", 12, ENCODING_VERSION),
+    ] {
+        let found = le_u32(bytes, at);
+        if found != supported {
+            return Err(ReplayError::Version {
+                file: file_buf(),
+                what,
+                found,
+                supported,
+            });
+        }
+    }
+    let mut len = [0u8; 8];
+    len.copy_from_slice(&bytes[16..24]);
+    let body_len = u64::from_le_bytes(len);
+    if body_len > MAX_BODY_BYTES as u64 {
+        return Err(ReplayError::TooLarge {
+            file: file_buf(),
+            len: body_len,
+        });
+    }
+    let expected = HEADER_LEN as u64 + body_len;
+    let found = bytes.len() as u64;
+    if found < expected {
+        return Err(ReplayError::Truncated {
+            file: file_buf(),
+            found,
+            expected,
+        });
+    }
+    if found > expected {
+        return Err(ReplayError::TrailingBytes {
+            file: file_buf(),
+            extra: found - expected,
+        });
+    }
+    let body = &bytes[HEADER_LEN..];
+    let stored = le_u32(bytes, 24);
+    let computed = crc32fast::hash(body);
+    if stored != computed {
+        return Err(ReplayError::Checksum {
+            file: file_buf(),
+            stored,
+            computed,
+        });
+    }
+    decode_body(body, file)
+}
+
+/// Decodes a body whose framing was checked: bincode, then replay of every game.
+fn decode_body(body: &[u8], file: &Path) -> Result<Chunk, ReplayError> {
+    let (wire, used): (WireChunk, usize) =
+        bincode::serde::decode_from_slice(body, bincode_config()).map_err(|e| {
+            ReplayError::Decode {
+                file: file.to_path_buf(),
+                message: e.to_string().replace('\n', " "),
+            }
+        })?;
+    if used != body.len() {
+        return Err(ReplayError::TrailingBytes {
+            file: file.to_path_buf(),
+            extra: (body.len() - used) as u64,
+        });
+    }
+    let games = wire
+        .games
+        .into_iter()
+        .enumerate()
+        .map(|(game, g)| {
+            GameRecord::from_wire(g).map_err(|error| ReplayError::Game {
+                file: file.to_path_buf(),
+                game,
+                error,
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Chunk {
+        info: wire.info,
+        games,
+    })
+}
+
+/// Encodes `chunk` and writes it atomically to `path` (temporary file, fsync, rename).
+pub fn write_chunk(path: &Path, chunk: &Chunk) -> Result<(), ReplayError> {
+    let bytes = encode_chunk(chunk).map_err(|error| ReplayError::Encode {
+        file: path.to_path_buf(),
+        error,
+    })?;
+    fsutil::write_atomic(path, &bytes)?;
+    Ok(())
+}
+
+/// Reads, decodes and validates the chunk file at `path`.
+pub fn read_chunk(path: &Path) -> Result<Chunk, ReplayError> {
+    let bytes = fs::read(path).map_err(|source| ReplayError::Io {
+        file: path.to_path_buf(),
+        action: "read",
+        source,
+    })?;
+    decode_chunk(&bytes, path)
+}
+
+/// A chunk file found by [`list_chunks`].
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ChunkEntry {
+    /// The iteration that produced it.
+    pub iteration: u32,
+    /// Its sequence number within the iteration.
+    pub seq: u32,
+    /// Its path.
+    pub path: PathBuf,
+}
+
+/// The file name of chunk `seq` of `iteration`: `chunk-IIIIII-SSSSSS.brz`.
+#[must_use]
+pub fn chunk_file_name(iteration: u32, seq: u32) -> String {
+    format!("chunk-{iteration:06}-{seq:06}.{CHUNK_EXTENSION}")
+}
+
+/// The `(iteration, seq)` of a chunk file name, if it is one (temporary files are not).
+#[must_use]
+pub fn parse_chunk_file_name(name: &str) -> Option<(u32, u32)> {
+    let stem = name
+        .strip_prefix("chunk-")?
+        .strip_suffix(CHUNK_EXTENSION)?
+        .strip_suffix('.')?;
+    let (iteration, seq) = stem.split_once('-')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(iteration) || !digits(seq) {
+        return None;
+    }
+    Some((iteration.parse().ok()?, seq.parse().ok()?))
+}
+
+/// The chunk files in `dir`, oldest first (by iteration, then sequence number). Other
+/// files, temporary files of interrupted writes included, are ignored; a missing `dir`
+/// has no chunks.
+pub fn list_chunks(dir: &Path) -> Result<Vec<ChunkEntry>, ReplayError> {
+    let io_err = |source| ReplayError::Io {
+        file: dir.to_path_buf(),
+        action: "list directory",
+        source,
+    };
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io_err(e)),
+    };
+    let mut chunks = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(io_err)?;
+        let name = entry.file_name();
+        let Some((iteration, seq)) = name.to_str().and_then(parse_chunk_file_name) else {
+            continue;
+        };
+        if entry.file_type().map_err(io_err)?.is_file() {
+            chunks.push(ChunkEntry {
+                iteration,
+                seq,
+                path: entry.path(),
+            });
+        }
+    }
+    chunks.sort();
+    Ok(chunks)
+}
+
+#[cfg(test)]
+pub(crate) mod testutil {
+    //! Random but legal games for tests.
+
+    use super::*;
+    use rand::Rng;
+
+    /// A random policy over a non-empty random subset of `legal`.
+    pub fn random_policy(rng: &mut impl Rng, legal: &[Move]) -> Vec<(Move, f32)> {
+        let mut picked: Vec<(Move, f32)> = Vec::new();
+        for &m in legal {
+            if rng.random_bool(0.6) {
+                picked.push((m, rng.random_range(0.01f32..1.0)));
+            }
+        }
+        if picked.is_empty() {
+            picked.push((legal[rng.random_range(0..legal.len())], 1.0));
+        }
+        let sum: f32 = picked.iter().map(|e| e.1).sum();
+        for e in &mut picked {
+            e.1 /= sum;
+        }
+        picked
+    }
+
+    /// A game of random legal moves, stopped at `ply_cap`, recording most positions.
+    pub fn random_game(rng: &mut impl Rng, ply_cap: usize) -> GameRecord {
+        let mut game = Game::new(Position::start());
+        let mut positions = Vec::new();
+        while !game.is_over() && game.ply() < ply_cap {
+            let legal = game.legal_moves();
+            if rng.random_bool(0.8) {
+                let full_search = rng.random_bool(0.7);
+                let policy = if full_search || rng.random_bool(0.5) {
+                    random_policy(rng, &legal)
+                } else {
+                    Vec::new()
+                };
+                positions.push(PositionRecord {
+                    ply: game.ply() as u32,
+                    policy,
+                    root_value: rng.random_range(-1.0f32..=1.0),
+                    full_search,
+                });
+            }
+            let mv = legal[rng.random_range(0..legal.len())];
+            game.play(mv).expect("legal move");
+        }
+        GameRecord {
+            start: Position::start(),
+            moves: game.moves().to_vec(),
+            result: game
+                .outcome()
+                .map_or(GameResult::Unfinished, GameResult::Finished),
+            positions,
+        }
+    }
+
+    /// A chunk of `games` random games.
+    pub fn random_chunk(rng: &mut impl Rng, games: usize, iteration: u32) -> Chunk {
+        Chunk {
+            info: ChunkInfo::new("test-run", iteration),
+            games: (0..games).map(|_| random_game(rng, 60)).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testutil::*;
+    use super::*;
+    use crate::fsutil::test_dir::TestDir;
+    use proptest::prelude::*;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    fn small_chunk() -> Chunk {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let mut chunk = random_chunk(&mut rng, 3, 1);
+        // Keep it small so that flipping every byte stays fast.
+        for g in &mut chunk.games {
+            g.moves.truncate(12);
+            g.positions.retain(|p| p.ply < 12);
+            g.result = GameResult::Unfinished;
+        }
+        chunk
+    }
+
+    #[test]
+    fn round_trip_write_read_is_identical() {
+        let dir = TestDir::new("replay-rt");
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let chunk = random_chunk(&mut rng, 20, 3);
+        assert!(
+            chunk
+                .games
+                .iter()
+                .any(|g| g.result != GameResult::Unfinished)
+        );
+        assert!(
+            chunk
+                .games
+                .iter()
+                .any(|g| g.result == GameResult::Unfinished)
+        );
+        let path = dir.path().join(chunk_file_name(3, 0));
+        write_chunk(&path, &chunk).unwrap();
+        assert_eq!(read_chunk(&path).unwrap(), chunk);
+        assert!(!fsutil::temp_path(&path).exists());
+    }
+
+    #[test]
+    fn bytes_per_position_are_modest() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let chunk = random_chunk(&mut rng, 50, 1);
+        let bytes = encode_chunk(&chunk).unwrap();
+        let entries: usize = chunk
+            .games
+            .iter()
+            .flat_map(|g| &g.positions)
+            .map(|p| p.policy.len())
+            .sum();
+        let positions = chunk.position_count();
+        // Per position: ply (1), policy length (1), root value (4), full-search flag (1),
+        // 5 bytes per policy entry; 2 bytes per move and ~30 bytes per game besides.
+        let per_position = bytes.len() as f64 / positions as f64;
+        let moves: usize = chunk.games.iter().map(|g| g.moves.len()).sum();
+        let bound = HEADER_LEN + 100 + 7 * positions + 5 * entries + 2 * moves + 40 * 50;
+        assert!(bytes.len() <= bound, "{} > {bound}", bytes.len());
+        eprintln!(
+            "{positions} positions, {entries} policy entries, {} bytes: {per_position:.1} bytes/position",
+            bytes.len()
+        );
+    }
+
+    #[test]
+    fn every_truncation_is_an_error() {
+        let bytes = encode_chunk(&small_chunk()).unwrap();
+        for len in 0..bytes.len() {
+            let err = decode_chunk(&bytes[..len], Path::new("c.brz")).unwrap_err();
+            assert!(
+                matches!(err, ReplayError::Truncated { .. }),
+                "length {len}: {err}"
+            );
+            assert!(err.to_string().starts_with("c.brz: truncated"));
+        }
+    }
+
+    #[test]
+    fn every_flipped_byte_is_an_error() {
+        let bytes = encode_chunk(&small_chunk()).unwrap();
+        for i in 0..bytes.len() {
+            for flip in [0x01u8, 0x80, 0xff] {
+                let mut bad = bytes.clone();
+                bad[i] ^= flip;
+                let err = decode_chunk(&bad, Path::new("c.brz")).unwrap_err();
+                let msg = err.to_string();
+                assert!(msg.starts_with("c.brz: "), "{msg}");
+                assert!(!msg.contains('\n'), "{msg}");
+            }
+        }
+    }
+
+    #[test]
+    fn header_errors_are_typed() {
+        let bytes = encode_chunk(&small_chunk()).unwrap();
+        let p = Path::new("runs/x/chunks/c.brz");
+        let mut bad = bytes.clone();
+        bad[..8].copy_from_slice(b"NOTCHUNK");
+        assert!(matches!(
+            decode_chunk(&bad, p),
+            Err(ReplayError::BadMagic { .. })
+        ));
+        let mut bad = bytes.clone();
+        bad[8..12].copy_from_slice(&2u32.to_le_bytes());
+        let err = decode_chunk(&bad, p).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "runs/x/chunks/c.brz: unsupported format version 2 (this build reads version 1)"
+        );
+        let mut bad = bytes.clone();
+        bad[12..16].copy_from_slice(&9u32.to_le_bytes());
+        assert!(matches!(
+            decode_chunk(&bad, p),
+            Err(ReplayError::Version {
+                what: "encoding",
+                found: 9,
+                ..
+            })
+        ));
+        let mut bad = bytes.clone();
+        bad.extend_from_slice(b"junk");
+        assert!(matches!(
+            decode_chunk(&bad, p),
+            Err(ReplayError::TrailingBytes { extra: 4, .. })
+        ));
+        let mut bad = bytes.clone();
+        bad[16..24].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(matches!(
+            decode_chunk(&bad, p),
+            Err(ReplayError::TooLarge { .. })
+        ));
+        assert!(matches!(
+            decode_chunk(b"", p),
+            Err(ReplayError::Truncated { .. })
+        ));
+        assert!(matches!(
+            decode_chunk(b"hello", p),
+            Err(ReplayError::BadMagic { .. })
+        ));
+    }
+
+    /// Frames a body with a correct header and checksum, bypassing the encoder's checks.
+    fn frame(body: &[u8]) -> Vec<u8> {
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        bytes.extend_from_slice(&ENCODING_VERSION.to_le_bytes());
+        bytes.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&crc32fast::hash(body).to_le_bytes());
+        bytes.extend_from_slice(body);
+        bytes
+    }
+
+    fn wire_game() -> WireGame {
+        let start = Position::start();
+        let legal = start.legal_moves();
+        WireGame {
+            attackers: start.attackers().0,
+            defenders: start.defenders().0,
+            king: start.king().index() as u8,
+            side: 0,
+            moves: vec![[legal[0].from.index() as u8, legal[0].to.index() as u8]],
+            result: WireResult::Unfinished,
+            positions: vec![WirePosition {
+                ply: 0,
+                policy: vec![(0, 0.5), (1, 0.5)],
+                root_value: 0.0,
+                full_search: true,
+            }],
+        }
+    }
+
+    fn decode_wire(game: WireGame) -> Result<Chunk, ReplayError> {
+        let wire = WireChunk {
+            info: ChunkInfo::new("t", 1),
+            games: vec![game],
+        };
+        let body = bincode::serde::encode_to_vec(&wire, bincode_config()).unwrap();
+        decode_chunk(&frame(&body), Path::new("c.brz"))
+    }
+
+    fn game_error(game: WireGame) -> GameError {
+        match decode_wire(game) {
+            Err(ReplayError::Game { error, game: 0, .. }) => error,
+            other => panic!("expected a game error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn semantic_errors_are_caught_with_a_valid_checksum() {
+        assert!(decode_wire(wire_game()).is_ok());
+        let mut g = wire_game();
+        g.attackers |= 1; // an attacker on the corner a1
+        assert!(matches!(game_error(g), GameError::BadStart(_)));
+        let mut g = wire_game();
+        g.defenders |= g.attackers & g.attackers.wrapping_neg(); // overlap
+        assert!(matches!(game_error(g), GameError::BadStart(_)));
+        let mut g = wire_game();
+        g.king = 49;
+        assert!(matches!(game_error(g), GameError::BadStart(_)));
+        let mut g = wire_game();
+        g.side = 2;
+        assert!(matches!(game_error(g), GameError::BadStart(_)));
+        let mut g = wire_game();
+        g.moves[0] = [3, 4]; // d1-e1 is legal for Black, but White is to move
+        assert!(matches!(
+            game_error(g),
+            GameError::IllegalMove { ply: 0, .. }
+        ));
+        let mut g = wire_game();
+        g.moves[0] = [60, 4];
+        assert!(matches!(
+            game_error(g),
+            GameError::BadSquare { index: 60, .. }
+        ));
+        let mut g = wire_game();
+        g.result = WireResult::Finished {
+            winner: 0,
+            reason: 0,
+        };
+        assert!(matches!(game_error(g), GameError::ResultMismatch { .. }));
+        let mut g = wire_game();
+        g.result = WireResult::Finished {
+            winner: 0,
+            reason: 9,
+        };
+        assert!(matches!(game_error(g), GameError::BadResult { .. }));
+        let mut g = wire_game();
+        g.positions[0].policy[1].0 = 200;
+        assert!(matches!(
+            game_error(g),
+            GameError::PolicyIndex { index: 200, .. }
+        ));
+        let mut g = wire_game();
+        g.positions[0].policy[1].0 = 0;
+        assert!(matches!(game_error(g), GameError::PolicyDuplicate { .. }));
+        let mut g = wire_game();
+        g.positions[0].policy[1].1 = 0.1;
+        assert!(matches!(game_error(g), GameError::PolicySum { .. }));
+        let mut g = wire_game();
+        g.positions[0].policy[1].1 = f32::NAN;
+        assert!(matches!(game_error(g), GameError::Probability { .. }));
+        let mut g = wire_game();
+        g.positions[0].policy.clear();
+        assert!(matches!(game_error(g), GameError::EmptyPolicy { ply: 0 }));
+        let mut g = wire_game();
+        g.positions[0].root_value = 1.5;
+        assert!(matches!(game_error(g), GameError::RootValue { .. }));
+        let mut g = wire_game();
+        g.positions[0].ply = 2;
+        assert!(matches!(
+            game_error(g),
+            GameError::PlyOutOfRange { ply: 2, moves: 1 }
+        ));
+        let mut g = wire_game();
+        let p = g.positions.remove(0);
+        g.positions.push(WirePosition { ply: 1, ..p });
+        g.positions.push(WirePosition {
+            ply: 0,
+            policy: vec![(0, 1.0)],
+            root_value: 0.0,
+            full_search: true,
+        });
+        assert!(matches!(game_error(g), GameError::PliesOutOfOrder { .. }));
+        let msg = decode_wire({
+            let mut g = wire_game();
+            g.moves[0] = [3, 4];
+            g
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            msg.starts_with("c.brz: game 0: move at ply 0: illegal move d1-e1"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn recorded_position_after_the_end_is_rejected() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let game = (0..100)
+            .map(|_| random_game(&mut rng, 200))
+            .find(|g| g.result != GameResult::Unfinished)
+            .expect("some random game finishes");
+        let mut bad = game.clone();
+        bad.positions.push(PositionRecord {
+            ply: game.moves.len() as u32,
+            policy: Vec::new(),
+            root_value: 0.0,
+            full_search: false,
+        });
+        assert!(matches!(bad.validate(), Err(GameError::AfterEnd { .. })));
+        game.validate().unwrap();
+    }
+
+    #[test]
+    fn writer_rejects_invalid_games() {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let mut chunk = random_chunk(&mut rng, 2, 1);
+        let p = &mut chunk.games[1].positions[0];
+        p.policy = vec![("a1-a2".parse().unwrap(), 1.0)];
+        let err = encode_chunk(&chunk).unwrap_err();
+        assert!(matches!(
+            err,
+            EncodeError::Game {
+                game: 1,
+                error: GameError::PolicyMove { .. }
+            }
+        ));
+        let dir = TestDir::new("replay-bad-write");
+        let path = dir.path().join("chunk-000001-000000.brz");
+        let msg = write_chunk(&path, &chunk).unwrap_err().to_string();
+        assert!(
+            msg.contains("chunk-000001-000000.brz: cannot write chunk: game 1: "),
+            "{msg}"
+        );
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn listing_orders_chunks_and_ignores_temporary_and_other_files() {
+        let dir = TestDir::new("replay-list");
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let chunk = random_chunk(&mut rng, 1, 1);
+        for (it, seq) in [(10, 0), (2, 1), (2, 0), (1, 12)] {
+            write_chunk(&dir.path().join(chunk_file_name(it, seq)), &chunk).unwrap();
+        }
+        let tmp = fsutil::temp_path(&dir.path().join(chunk_file_name(11, 0)));
+        fs::write(&tmp, b"BRZCHUNK partial").unwrap();
+        fs::write(dir.path().join("notes.txt"), b"x").unwrap();
+        fs::write(dir.path().join("chunk-1-x.brz"), b"x").unwrap();
+        fs::create_dir(dir.path().join(chunk_file_name(12, 0))).unwrap();
+        let listed: Vec<(u32, u32)> = list_chunks(dir.path())
+            .unwrap()
+            .iter()
+            .map(|c| (c.iteration, c.seq))
+            .collect();
+        assert_eq!(listed, [(1, 12), (2, 0), (2, 1), (10, 0)]);
+        assert!(list_chunks(&dir.path().join("missing")).unwrap().is_empty());
+        assert_eq!(
+            parse_chunk_file_name("chunk-000003-000004.brz"),
+            Some((3, 4))
+        );
+        assert_eq!(parse_chunk_file_name("chunk-000003-000004.brz.tmp"), None);
+        assert_eq!(parse_chunk_file_name("chunk--1.brz"), None);
+        assert_eq!(parse_chunk_file_name("chunk-+1-1.brz"), None);
+    }
+
+    #[test]
+    fn samples_reconstruct_positions_and_results() {
+        let mut rng = ChaCha8Rng::seed_from_u64(21);
+        for _ in 0..20 {
+            let game = random_game(&mut rng, 80);
+            let samples = game.samples().unwrap();
+            assert_eq!(samples.len(), game.positions.len());
+            let mut replay = Game::new(game.start);
+            for (s, rec) in samples.iter().zip(&game.positions) {
+                while replay.ply() < rec.ply as usize {
+                    replay.play(game.moves[replay.ply()]).unwrap();
+                }
+                assert_eq!(s.position, *replay.position());
+                assert_eq!(s.repetitions, replay.repetitions());
+                assert_eq!(s.result, game.result.value_for(s.position.side_to_move()));
+                let legal = s.position.legal_moves();
+                assert!(s.policy.iter().all(|(m, _)| legal.contains(m)));
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        /// Arbitrary bodies behind a valid header and checksum never panic the decoder.
+        #[test]
+        fn garbage_bodies_never_panic(body in proptest::collection::vec(any::<u8>(), 0..400)) {
+            let _ = decode_chunk(&frame(&body), Path::new("g.brz"));
+        }
+
+        /// A valid body with random bytes changed (checksum recomputed) decodes or fails
+        /// cleanly.
+        #[test]
+        fn mutated_bodies_never_panic(seed in any::<u64>(), edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..8)) {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let chunk = random_chunk(&mut rng, 2, 1);
+            let bytes = encode_chunk(&chunk).unwrap();
+            let mut body = bytes[HEADER_LEN..].to_vec();
+            for (at, value) in edits {
+                let i = at % body.len();
+                body[i] = value;
+            }
+            if let Err(e) = decode_chunk(&frame(&body), Path::new("m.brz")) {
+                prop_assert!(e.to_string().starts_with("m.brz: "));
+            }
+        }
+    }
+}
