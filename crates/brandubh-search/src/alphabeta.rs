@@ -114,7 +114,11 @@ impl AlphaBetaPlayer {
         };
         for depth in 1..=self.config.max_depth {
             // The first iteration always completes, so there is always a searched move.
-            self.deadline = self.config.time_limit.filter(|_| depth > 1).map(|t| start + t);
+            self.deadline = self
+                .config
+                .time_limit
+                .filter(|_| depth > 1)
+                .map(|t| start + t);
             let mut alpha = -INFINITY;
             let mut best = 0;
             for (i, &mv) in moves.iter().enumerate() {
@@ -151,7 +155,7 @@ impl AlphaBetaPlayer {
     /// The score of `game`'s position for its side to move, `ply` plies below the root.
     fn negamax(&mut self, game: &mut Game, depth: u32, mut alpha: i32, beta: i32, ply: i32) -> i32 {
         self.nodes += 1;
-        if self.nodes % CLOCK_INTERVAL == 0
+        if self.nodes.is_multiple_of(CLOCK_INTERVAL)
             && self.deadline.is_some_and(|d| Instant::now() >= d)
         {
             self.aborted = true;

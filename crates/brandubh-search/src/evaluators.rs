@@ -22,8 +22,9 @@ impl Evaluator for UniformEvaluator {
     }
 }
 
-/// Uniform priors and the result of one random playout as the value: +1 if the side to move
-/// in the leaf wins it, −1 if it loses, 0 if the playout reaches `max_plies` unfinished.
+/// Uniform priors and the mean result of random playouts as the value: +1 for a playout the
+/// side to move in the leaf wins, −1 for one it loses, 0 for one that reaches `max_plies`
+/// unfinished. One playout per leaf unless [`RolloutEvaluator::with_playouts`] says more.
 ///
 /// The playout takes a move that wins at once when there is one
 /// ([`heuristic::decisive_move`]: the King's escape, his capture) and otherwise a uniformly
@@ -33,6 +34,7 @@ impl Evaluator for UniformEvaluator {
 pub struct RolloutEvaluator {
     rng: ChaCha8Rng,
     max_plies: u32,
+    playouts: u32,
 }
 
 impl RolloutEvaluator {
@@ -42,7 +44,15 @@ impl RolloutEvaluator {
         RolloutEvaluator {
             rng: ChaCha8Rng::seed_from_u64(seed),
             max_plies,
+            playouts: 1,
         }
+    }
+
+    /// The same evaluator averaging `playouts` playouts per leaf (at least 1).
+    #[must_use]
+    pub fn with_playouts(mut self, playouts: u32) -> RolloutEvaluator {
+        self.playouts = playouts.max(1);
+        self
     }
 
     /// The value of one playout from `leaf`, for the side to move there.
@@ -50,12 +60,8 @@ impl RolloutEvaluator {
         let side = leaf.position.side_to_move();
         let mut game = Game::new(leaf.position);
         while !game.is_over() && game.ply() < self.max_plies as usize {
-            let mv = heuristic::decisive_move(game.position()).or_else(|| {
-                game.legal_moves()
-                    .as_slice()
-                    .choose(&mut self.rng)
-                    .copied()
-            });
+            let mv = heuristic::decisive_move(game.position())
+                .or_else(|| game.legal_moves().as_slice().choose(&mut self.rng).copied());
             let Some(mv) = mv else { break };
             game.play_unchecked(mv);
         }
@@ -67,7 +73,10 @@ impl Evaluator for RolloutEvaluator {
     fn evaluate(&mut self, leaves: &[Leaf]) -> Vec<Evaluation> {
         leaves
             .iter()
-            .map(|leaf| Evaluation::uniform(leaf.moves.len(), self.playout(leaf)))
+            .map(|leaf| {
+                let total: f32 = (0..self.playouts).map(|_| self.playout(leaf)).sum();
+                Evaluation::uniform(leaf.moves.len(), total / self.playouts as f32)
+            })
             .collect()
     }
 }

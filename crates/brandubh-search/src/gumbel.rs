@@ -181,7 +181,8 @@ impl GumbelRoot {
             } else {
                 0.0
             };
-            self.base.push(noise + tree.get(c).prior.max(MIN_PRIOR).ln());
+            self.base
+                .push(noise + tree.get(c).prior.max(MIN_PRIOR).ln());
         }
         self.started.clear();
         self.started.resize(self.base.len(), 0);
@@ -214,7 +215,12 @@ impl GumbelRoot {
         self.best_with(tree, cfg, |s| Some(s) == most).unwrap_or(0)
     }
 
-    fn best_with(&self, tree: &Tree, cfg: &GumbelConfig, eligible: impl Fn(u32) -> bool) -> Option<usize> {
+    fn best_with(
+        &self,
+        tree: &Tree,
+        cfg: &GumbelConfig,
+        eligible: impl Fn(u32) -> bool,
+    ) -> Option<usize> {
         let cq = CompletedQ::new(tree, ROOT, cfg);
         let mut best = None;
         let mut best_score = f32::NEG_INFINITY;

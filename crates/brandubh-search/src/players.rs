@@ -128,7 +128,11 @@ pub struct MctsPlayer<E> {
 impl<E: Evaluator> MctsPlayer<E> {
     /// A player searching with `config`; the searches of successive games are seeded from
     /// `seed`.
-    pub fn new(evaluator: E, config: SearchConfig, seed: u64) -> Result<MctsPlayer<E>, ConfigError> {
+    pub fn new(
+        evaluator: E,
+        config: SearchConfig,
+        seed: u64,
+    ) -> Result<MctsPlayer<E>, ConfigError> {
         config.validate()?;
         Ok(MctsPlayer {
             evaluator,
@@ -146,6 +150,12 @@ impl<E: Evaluator> MctsPlayer<E> {
         self.last.as_ref()
     }
 
+    /// The search of the last turn (its tree, its game).
+    #[must_use]
+    pub fn search(&self) -> Option<&Search> {
+        self.search.as_ref()
+    }
+
     /// The evaluator.
     pub fn evaluator_mut(&mut self) -> &mut E {
         &mut self.evaluator
@@ -159,8 +169,11 @@ impl<E: Evaluator> MctsPlayer<E> {
             let continues = s.game().start() == game.start()
                 && game.moves().len() >= known
                 && game.moves()[..known] == *s.game().moves();
-            (continues && game.moves()[known..].iter().all(|&mv| s.advance(mv).is_ok()))
-                .then_some(s)
+            (continues
+                && game.moves()[known..]
+                    .iter()
+                    .all(|&mv| s.advance(mv).is_ok()))
+            .then_some(s)
         });
         match reused {
             Some(s) => Ok(s),

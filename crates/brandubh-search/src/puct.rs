@@ -61,7 +61,12 @@ pub(crate) fn add_dirichlet_noise(
 /// The index of the move to play: drawn with probability ∝ `visits^(1 / temperature)`, or
 /// the most visited (ties: higher prior, then first) when the temperature is 0 or nothing
 /// was visited.
-pub(crate) fn choose(visits: &[u32], priors: &[f32], temperature: f32, rng: &mut impl Rng) -> usize {
+pub(crate) fn choose(
+    visits: &[u32],
+    priors: &[f32],
+    temperature: f32,
+    rng: &mut impl Rng,
+) -> usize {
     let most_visited = || {
         (0..visits.len())
             .reduce(|best, i| {

@@ -33,8 +33,8 @@ pub struct SearchResult {
 
 /// Where one simulation ended.
 enum Descent {
-    /// At a new leaf, now waiting for an evaluation.
-    Leaf(u32, Leaf),
+    /// At a new leaf (appended to the output), now waiting for an evaluation.
+    Leaf(u32),
     /// At a terminal node; already backed up.
     Terminal,
     /// At a leaf already waiting for an evaluation; abandoned.
@@ -156,11 +156,10 @@ impl Search {
         }
         let mut handed_out = 0;
         while handed_out < max_leaves && self.started < self.config.simulations {
-            match self.descend() {
-                Descent::Leaf(node, leaf) => {
+            match self.descend(out) {
+                Descent::Leaf(node) => {
                     self.started += 1;
                     self.pending.push(node);
-                    out.push(leaf);
                     handed_out += 1;
                 }
                 Descent::Terminal => {
@@ -315,8 +314,8 @@ impl Search {
     }
 
     /// One simulation from the root: selects down to an unvisited or terminal node, playing
-    /// the moves in the game, then takes them back.
-    fn descend(&mut self) -> Descent {
+    /// the moves in the game, then takes them back. A new leaf is appended to `out`.
+    fn descend(&mut self, out: &mut Vec<Leaf>) -> Descent {
         let mut node = ROOT;
         let mut root_child = None;
         let mut depth = 0;
@@ -344,7 +343,8 @@ impl Search {
                 }
                 State::Evaluating => {
                     self.tree.revert_virtual_loss(node);
-                    if let (Some(child), Algorithm::Gumbel(_)) = (root_child, &self.config.algorithm)
+                    if let (Some(child), Algorithm::Gumbel(_)) =
+                        (root_child, &self.config.algorithm)
                     {
                         self.gumbel.unselect(&self.tree, child);
                     }
@@ -358,7 +358,8 @@ impl Search {
                     }
                     let leaf = Leaf::from_game(&self.game);
                     self.tree.add_children(node, &leaf.moves);
-                    break Descent::Leaf(node, leaf);
+                    out.push(leaf);
+                    break Descent::Leaf(node);
                 }
             }
         };
@@ -372,7 +373,11 @@ impl Search {
     /// is over there (±1) or stopped by the ply cap (0).
     fn terminal_value(&self) -> Option<i8> {
         if let Some(outcome) = self.game.outcome() {
-            return Some(if outcome.winner == self.game.side_to_move() { 1 } else { -1 });
+            return Some(if outcome.winner == self.game.side_to_move() {
+                1
+            } else {
+                -1
+            });
         }
         let capped = self
             .config

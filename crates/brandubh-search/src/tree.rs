@@ -169,12 +169,17 @@ impl Tree {
     }
 
     /// The children of `id`, in the order of `Position::legal_moves`.
-    pub fn children(&self, id: NodeId) -> impl ExactSizeIterator<Item = NodeId> + DoubleEndedIterator + Clone + use<> {
+    pub fn children(
+        &self,
+        id: NodeId,
+    ) -> impl ExactSizeIterator<Item = NodeId> + DoubleEndedIterator + Clone + use<> {
         self.child_range(id.0).map(NodeId)
     }
 
     /// Every node id, the root first.
-    pub fn ids(&self) -> impl ExactSizeIterator<Item = NodeId> + DoubleEndedIterator + Clone + use<> {
+    pub fn ids(
+        &self,
+    ) -> impl ExactSizeIterator<Item = NodeId> + DoubleEndedIterator + Clone + use<> {
         (0..self.nodes.len() as u32).map(NodeId)
     }
 
@@ -200,7 +205,8 @@ impl Tree {
     /// Creates the children of a leaf about to be evaluated, one per legal move.
     pub(crate) fn add_children(&mut self, node: u32, moves: &MoveList) {
         let first = u32::try_from(self.nodes.len()).expect("fewer than 2^32 nodes");
-        self.nodes.extend(moves.iter().map(|&mv| Node::new(node, mv)));
+        self.nodes
+            .extend(moves.iter().map(|&mv| Node::new(node, mv)));
         let n = self.get_mut(node);
         n.first_child = first;
         n.num_children = u8::try_from(moves.len()).expect("at most 96 legal moves");
@@ -263,7 +269,11 @@ impl Tree {
         let c = self.get(child);
         let vl = f32::from(c.virtual_loss);
         let n = c.visits as f32 + vl;
-        let q = if n > 0.0 { (-c.value_sum - vl) / n } else { 0.0 };
+        let q = if n > 0.0 {
+            (-c.value_sum - vl) / n
+        } else {
+            0.0
+        };
         (n, q)
     }
 

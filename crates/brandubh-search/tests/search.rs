@@ -25,7 +25,7 @@ fn both(simulations: u32) -> [SearchConfig; 2] {
 fn run(game: &Game, config: &SearchConfig, seed: u64) -> brandubh_search::SearchResult {
     let mut search = Search::new(game.clone(), config.clone(), seed).unwrap();
     search
-        .run(&mut RolloutEvaluator::new(seed, 200), 1)
+        .run(&mut RolloutEvaluator::new(seed, 200).with_playouts(4), 1)
         .unwrap()
 }
 
@@ -33,8 +33,8 @@ fn run(game: &Game, config: &SearchConfig, seed: u64) -> brandubh_search::Search
 fn finds_the_king_escape_in_one() {
     let g = game(ESCAPE_IN_ONE);
     assert_eq!(winning_moves(&g), [mv("a2-a1")]);
-    for config in both(100) {
-        for seed in 0..3 {
+    for config in both(50) {
+        for seed in 0..5 {
             assert_eq!(run(&g, &config, seed).best_move, mv("a2-a1"), "{config:?}");
         }
     }
@@ -46,8 +46,8 @@ fn black_blocks_an_escape_in_one() {
     assert!(winning_moves(&g).is_empty());
     assert_eq!(safe_moves(&g), [mv("b5-b1")]);
     assert!(g.legal_moves().len() > 30);
-    for config in both(400) {
-        for seed in 0..3 {
+    for config in both(200) {
+        for seed in 0..5 {
             assert_eq!(run(&g, &config, seed).best_move, mv("b5-b1"), "{config:?}");
         }
     }
@@ -57,13 +57,16 @@ fn black_blocks_an_escape_in_one() {
 fn black_captures_the_king() {
     let g = game(CAPTURE_IN_ONE);
     assert_eq!(winning_moves(&g), [mv("d1-d3")]);
-    for config in both(200) {
-        for seed in 0..3 {
+    for config in both(100) {
+        for seed in 0..5 {
             let best = run(&g, &config, seed).best_move;
             let mut after = g.clone();
             after.play(best).unwrap();
             let outcome = after.outcome().expect("the capture ends the game");
-            assert_eq!((outcome.winner, outcome.reason), (Side::Black, Reason::KingCaptured));
+            assert_eq!(
+                (outcome.winner, outcome.reason),
+                (Side::Black, Reason::KingCaptured)
+            );
         }
     }
 }
@@ -74,10 +77,16 @@ fn visit_counts_sum_to_the_simulations_spent() {
     for m in ["d5-c5", "d6-e6", "e4-e5"] {
         g.play(mv(m)).unwrap();
     }
-    for config in [SearchConfig::puct(300), SearchConfig::gumbel(300), SearchConfig::gumbel(7)] {
+    for config in [
+        SearchConfig::puct(300),
+        SearchConfig::gumbel(300),
+        SearchConfig::gumbel(7),
+    ] {
         for batch in [1, 8] {
             let mut search = Search::new(g.clone(), config.clone(), 3).unwrap();
-            let result = search.run(&mut RolloutEvaluator::new(3, 50), batch).unwrap();
+            let result = search
+                .run(&mut RolloutEvaluator::new(3, 50), batch)
+                .unwrap();
             assert_eq!(result.visits.iter().sum::<u32>(), config.simulations);
             assert_eq!(result.simulations, config.simulations);
             assert_eq!(result.moves.as_slice(), g.legal_moves().as_slice());
@@ -108,7 +117,11 @@ impl Evaluator for CheckingEvaluator {
     fn evaluate(&mut self, leaves: &[Leaf]) -> Vec<Evaluation> {
         for leaf in leaves {
             assert!(!leaf.moves.is_empty());
-            assert!(!Game::new(leaf.position).is_over(), "terminal leaf {}", leaf.position);
+            assert!(
+                !Game::new(leaf.position).is_over(),
+                "terminal leaf {}",
+                leaf.position
+            );
             assert!((1..=4).contains(&leaf.repetitions));
         }
         self.leaves += leaves.len();
@@ -117,7 +130,9 @@ impl Evaluator for CheckingEvaluator {
 }
 
 fn terminal_nodes(tree: &Tree) -> Vec<NodeId> {
-    tree.ids().filter(|&id| tree.node(id).is_terminal()).collect()
+    tree.ids()
+        .filter(|&id| tree.node(id).is_terminal())
+        .collect()
 }
 
 #[test]
@@ -144,7 +159,11 @@ fn terminal_nodes_are_never_expanded() {
                 .children(tree.root())
                 .find(|&c| tree.node(c).is_terminal() && tree.node(c).visits() > 1)
                 .expect("the win is revisited");
-            assert_eq!(tree.node(win).value(), -winner, "lost for the side to move there");
+            assert_eq!(
+                tree.node(win).value(),
+                -winner,
+                "lost for the side to move there"
+            );
             let expanded = tree.ids().filter(|&id| tree.node(id).is_expanded()).count();
             assert_eq!(eval.leaves, expanded);
         }
@@ -166,8 +185,14 @@ fn the_ply_cap_ends_lines_with_value_zero() {
     let result = search.run(&mut eval, 1).unwrap();
     assert_eq!(eval.leaves, 1, "only the root is evaluated");
     let tree = search.tree();
-    assert_eq!(tree.len(), 25, "the root and its 24 children, none expanded");
-    let visited = tree.children(tree.root()).filter(|&c| tree.node(c).visits() > 0);
+    assert_eq!(
+        tree.len(),
+        25,
+        "the root and its 24 children, none expanded"
+    );
+    let visited = tree
+        .children(tree.root())
+        .filter(|&c| tree.node(c).visits() > 0);
     assert!(visited.clone().count() > 1);
     assert!(visited.clone().all(|c| tree.node(c).is_terminal()));
     assert!(visited.clone().all(|c| tree.node(c).value() == 0.0));
@@ -209,7 +234,10 @@ fn tree_reuse_keeps_the_visits_of_the_played_subtree() {
 
         let second = search.run(&mut eval, 1).unwrap();
         assert_eq!(second.simulations, config.simulations);
-        assert_eq!(second.visits.iter().sum::<u32>(), kept_sum + config.simulations);
+        assert_eq!(
+            second.visits.iter().sum::<u32>(),
+            kept_sum + config.simulations
+        );
         // The opponent's reply is kept as well.
         search.advance(second.best_move).unwrap();
         assert!(search.tree().node(search.tree().root()).visits() > 0);
@@ -253,7 +281,11 @@ fn gumbel_improved_policy_finds_the_one_winning_move() {
     // One winning move (the escape) among 14; the 13 others lose.
     let g = game(ESCAPE_IN_ONE);
     assert_eq!(g.legal_moves().len(), 14);
-    let win = g.legal_moves().iter().position(|&m| m == mv("a2-a1")).unwrap();
+    let win = g
+        .legal_moves()
+        .iter()
+        .position(|&m| m == mv("a2-a1"))
+        .unwrap();
     for seed in 0..5 {
         let mut search = Search::new(g.clone(), SearchConfig::gumbel(16), seed).unwrap();
         let result = search.run(&mut WhiteAlwaysLoses, 1).unwrap();
@@ -268,7 +300,12 @@ fn gumbel_improved_policy_finds_the_one_winning_move() {
 fn gather_and_apply_batch_leaves_across_games() {
     let mut g2 = Game::default();
     g2.play(mv("d5-c5")).unwrap();
-    let games = [Game::default(), g2, game(BLOCK_IN_ONE), game(CAPTURE_IN_ONE)];
+    let games = [
+        Game::default(),
+        g2,
+        game(BLOCK_IN_ONE),
+        game(CAPTURE_IN_ONE),
+    ];
     let mut searches: Vec<Search> = games
         .iter()
         .enumerate()
@@ -316,7 +353,11 @@ fn apply_rejects_bad_evaluations_and_changes_nothing() {
     let mut search = Search::new(Game::default(), SearchConfig::puct(10), 0).unwrap();
     let mut leaves = Vec::new();
     assert_eq!(search.gather(8, &mut leaves), 1, "a fresh root goes alone");
-    assert_eq!(search.gather(8, &mut leaves), 0, "nothing while the root waits");
+    assert_eq!(
+        search.gather(8, &mut leaves),
+        0,
+        "nothing while the root waits"
+    );
     assert_eq!(
         search.apply(&[]),
         Err(SearchError::EvaluationCount {
@@ -358,7 +399,10 @@ fn bad_settings_and_finished_games_are_refused() {
     }
     let err = config.validate().unwrap_err();
     assert_eq!(err.field, "puct.c_puct");
-    assert_eq!(err.to_string(), "invalid search setting puct.c_puct = -1: expected a number > 0");
+    assert_eq!(
+        err.to_string(),
+        "invalid search setting puct.c_puct = -1: expected a number > 0"
+    );
     assert!(matches!(
         Search::new(Game::default(), config, 0),
         Err(SearchError::Config(e)) if e.field == "puct.c_puct"

@@ -48,7 +48,11 @@ pub const CAPTURE_IN_ONE: &str = "3A3/7/3D3/AA3AA/4KA1/7/3A3 b";
 
 /// A new game from a position string.
 pub fn game(position: &str) -> Game {
-    Game::new(position.parse::<Position>().expect("test positions are valid"))
+    Game::new(
+        position
+            .parse::<Position>()
+            .expect("test positions are valid"),
+    )
 }
 
 /// A move from its notation.
