@@ -41,11 +41,11 @@ impl Default for AlphaBetaConfig {
 impl AlphaBetaConfig {
     /// Checks every field; the error names the first bad one.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check("max_depth", self.max_depth.into(), "1 to 64", |v| {
+        check("max_depth", self.max_depth, "1 to 64", |v| {
             (1.0..=64.0).contains(&v)
         })?;
         if let Some(cap) = self.ply_cap {
-            check("ply_cap", cap.into(), "at least 1", |v| v >= 1.0)?;
+            check("ply_cap", cap, "at least 1", |v| v >= 1.0)?;
         }
         Ok(())
     }

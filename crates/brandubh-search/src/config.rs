@@ -66,14 +66,9 @@ impl SearchConfig {
 
     /// Checks every field; the error names the first bad one.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check(
-            "simulations",
-            f64::from(self.simulations),
-            "at least 1",
-            |v| v >= 1.0,
-        )?;
+        check("simulations", self.simulations, "at least 1", |v| v >= 1.0)?;
         if let Some(cap) = self.ply_cap {
-            check("ply_cap", f64::from(cap), "at least 1", |v| v >= 1.0)?;
+            check("ply_cap", cap, "at least 1", |v| v >= 1.0)?;
         }
         match &self.algorithm {
             Algorithm::Puct(p) => p.validate(),
@@ -147,38 +142,33 @@ impl Default for PuctConfig {
 
 impl PuctConfig {
     fn validate(&self) -> Result<(), ConfigError> {
-        check("puct.c_puct", self.c_puct.into(), "a number > 0", |v| {
-            v > 0.0
-        })?;
+        check("puct.c_puct", self.c_puct, "a number > 0", |v| v > 0.0)?;
         match self.fpu {
-            Fpu::Absolute(v) => check("puct.fpu", v.into(), "a number in [-1, 1]", |v| {
+            Fpu::Absolute(v) => check("puct.fpu", v, "a number in [-1, 1]", |v| {
                 (-1.0..=1.0).contains(&v)
             })?,
-            Fpu::Reduction(v) => check("puct.fpu", v.into(), "a number in [0, 2]", |v| {
+            Fpu::Reduction(v) => check("puct.fpu", v, "a number in [0, 2]", |v| {
                 (0.0..=2.0).contains(&v)
             })?,
         }
         check(
             "puct.dirichlet_alpha",
-            self.dirichlet_alpha.into(),
+            self.dirichlet_alpha,
             "a number > 0",
             |v| v > 0.0,
         )?;
         check(
             "puct.dirichlet_fraction",
-            self.dirichlet_fraction.into(),
+            self.dirichlet_fraction,
             "a number in [0, 1]",
             |v| (0.0..=1.0).contains(&v),
         )?;
-        check(
-            "puct.temperature",
-            self.temperature.into(),
-            "a number >= 0",
-            |v| v >= 0.0,
-        )?;
+        check("puct.temperature", self.temperature, "a number >= 0", |v| {
+            v >= 0.0
+        })?;
         check(
             "puct.final_temperature",
-            self.final_temperature.into(),
+            self.final_temperature,
             "a number >= 0",
             |v| v >= 0.0,
         )
@@ -226,22 +216,17 @@ impl GumbelConfig {
     fn validate(&self) -> Result<(), ConfigError> {
         check(
             "gumbel.considered_moves",
-            self.considered_moves.into(),
+            self.considered_moves,
             "at least 1",
             |v| v >= 1.0,
         )?;
-        check(
-            "gumbel.c_visit",
-            self.c_visit.into(),
-            "a number >= 0",
-            |v| v >= 0.0,
-        )?;
-        check("gumbel.c_scale", self.c_scale.into(), "a number > 0", |v| {
-            v > 0.0
+        check("gumbel.c_visit", self.c_visit, "a number >= 0", |v| {
+            v >= 0.0
         })?;
+        check("gumbel.c_scale", self.c_scale, "a number > 0", |v| v > 0.0)?;
         check(
             "gumbel.gumbel_scale",
-            self.gumbel_scale.into(),
+            self.gumbel_scale,
             "a number >= 0",
             |v| v >= 0.0,
         )
@@ -253,8 +238,8 @@ impl GumbelConfig {
 pub struct ConfigError {
     /// The field, e.g. `"puct.c_puct"`.
     pub field: &'static str,
-    /// The value given.
-    pub value: f64,
+    /// The value given, as written by `Display`.
+    pub value: String,
     /// What the field accepts, e.g. `"a number > 0"`.
     pub expected: &'static str,
 }
@@ -272,18 +257,19 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 /// `Ok` if `value` is finite and passes `ok`.
-pub(crate) fn check(
+pub(crate) fn check<T: Copy + Into<f64> + fmt::Display>(
     field: &'static str,
-    value: f64,
+    value: T,
     expected: &'static str,
     ok: impl FnOnce(f64) -> bool,
 ) -> Result<(), ConfigError> {
-    if value.is_finite() && ok(value) {
+    let v: f64 = value.into();
+    if v.is_finite() && ok(v) {
         Ok(())
     } else {
         Err(ConfigError {
             field,
-            value,
+            value: value.to_string(),
             expected,
         })
     }

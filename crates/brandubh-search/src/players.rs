@@ -7,7 +7,7 @@ use rand::SeedableRng;
 use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
 
-use crate::config::{ConfigError, SearchConfig};
+use crate::config::{Algorithm, ConfigError, SearchConfig};
 use crate::error::SearchError;
 use crate::evaluator::Evaluator;
 use crate::heuristic;
@@ -63,9 +63,9 @@ impl Player for RandomPlayer {
     }
 }
 
-/// Looks one ply ahead: plays a winning move if there is one, never a losing one if it can
-/// help it, and otherwise the move after which [`heuristic::score`] is best for it. Ties
-/// are broken at random.
+/// Looks one ply ahead: plays a move that wins at once if there is one, never one that
+/// loses at once (a fifth repetition) if it can help it, and otherwise the move after which
+/// [`heuristic::score`] is best for it. Ties are broken at random.
 #[derive(Clone, Debug)]
 pub struct GreedyPlayer {
     rng: ChaCha8Rng,
@@ -189,8 +189,8 @@ impl<E: Evaluator> MctsPlayer<E> {
 impl<E: Evaluator> Player for MctsPlayer<E> {
     fn name(&self) -> String {
         let kind = match self.config.algorithm {
-            crate::Algorithm::Puct(_) => "puct",
-            crate::Algorithm::Gumbel(_) => "gumbel",
+            Algorithm::Puct(_) => "puct",
+            Algorithm::Gumbel(_) => "gumbel",
         };
         format!("mcts-{kind}({} simulations)", self.config.simulations)
     }

@@ -104,6 +104,12 @@ impl Node {
         }
     }
 
+    /// Simulations through this node whose leaf waits for its evaluation.
+    #[must_use]
+    pub fn in_flight(&self) -> u32 {
+        u32::from(self.virtual_loss)
+    }
+
     /// Whether the game is over at this node (or stopped by the ply cap).
     #[must_use]
     pub fn is_terminal(&self) -> bool {
