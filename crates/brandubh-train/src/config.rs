@@ -187,8 +187,9 @@ pub struct SelfPlayConfig {
     /// with `cheap_simulations` and not recorded. `1.0` searches every move fully. Range
     /// (0, 1]. Default `1.0`.
     pub full_search_fraction: f64,
-    /// Simulations of the cheap searches (see `full_search_fraction`). Range 1 to
-    /// `search.simulations`. Default `16`.
+    /// Simulations of the cheap searches (see `full_search_fraction`). Range 1–100,000,
+    /// and at most `search.simulations` when `full_search_fraction` is below 1 (unused
+    /// otherwise). Default `16`.
     pub cheap_simulations: u32,
     /// If set, the first this many plies of every game are uniformly random legal moves
     /// (not recorded), to diversify openings. Range 0 to `ply_cap`. Default: off.
@@ -645,11 +646,17 @@ impl TrainConfig {
             Open(0.0),
             Closed(1.0),
         )?;
-        if p.cheap_simulations < 1 || p.cheap_simulations > s.simulations {
+        int(
+            "selfplay.cheap_simulations",
+            p.cheap_simulations,
+            1,
+            100_000,
+        )?;
+        if p.full_search_fraction < 1.0 && p.cheap_simulations > s.simulations {
             return Err(bad(
                 "selfplay.cheap_simulations",
                 format!(
-                    "must be between 1 and search.simulations ({}), got {}",
+                    "must be at most search.simulations ({}) when full_search_fraction is below 1, got {}",
                     s.simulations, p.cheap_simulations
                 ),
             ));
@@ -1144,7 +1151,7 @@ mod tests {
                 "selfplay.full_search_fraction",
             ),
             (
-                "[selfplay]\ncheap_simulations = 65",
+                "[selfplay]\ncheap_simulations = 65\nfull_search_fraction = 0.5",
                 "selfplay.cheap_simulations",
             ),
             (

@@ -66,6 +66,8 @@ pub const HEADER_LEN: usize = 28;
 pub const MAX_BODY_BYTES: usize = 64 << 20;
 /// Extension of chunk files.
 pub const CHUNK_EXTENSION: &str = "brz";
+/// The directory of chunk files inside a run directory.
+pub const CHUNKS_DIR: &str = "chunks";
 
 /// Largest tolerated distance of a policy target's sum from 1.
 pub const POLICY_SUM_TOLERANCE: f32 = 0.01;

@@ -1,0 +1,370 @@
+//! Learning-curve plots of a run, redrawn from its metrics after every iteration.
+//!
+//! One PNG with four panels against the iteration: training losses; results (self-play
+//! win rates of White and Black, the unfinished rate and the evaluation scores against the
+//! previous network and the baseline); mean self-play game length; self-play network
+//! evaluations per second. Text is drawn with a subset of DejaVu Sans embedded in the
+//! binary (`assets/`), so no system font or library is needed. The image is rendered in
+//! memory, encoded with the `png` crate and written with
+//! [`crate::fsutil::write_atomic`].
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::style::{FontStyle, register_font};
+
+use crate::fsutil::{self, FsError};
+use crate::metrics::IterationMetrics;
+
+/// The file name of the learning-curve plot inside a run directory.
+pub const PLOT_FILE: &str = "learning_curves.png";
+/// Default image size, in pixels.
+pub const PLOT_SIZE: (u32, u32) = (1600, 1000);
+
+/// The embedded font (see `assets/LICENSE-DejaVu.txt`).
+static FONT: &[u8] = include_bytes!("../assets/DejaVuSans-subset.ttf");
+const FAMILY: &str = "sans-serif";
+
+/// Rendering failed (plotters' or png's message).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("cannot draw plot: {0}")]
+pub struct RenderError(pub String);
+
+/// A plot that could not be drawn or written.
+#[derive(Debug, thiserror::Error)]
+pub enum PlotError {
+    /// Drawing failed.
+    #[error("{}: {source}", file.display())]
+    Draw {
+        /// The file being drawn.
+        file: std::path::PathBuf,
+        /// Why.
+        source: RenderError,
+    },
+    /// Writing failed.
+    #[error(transparent)]
+    Write(#[from] FsError),
+}
+
+fn register() -> Result<(), String> {
+    static REGISTERED: OnceLock<Result<(), String>> = OnceLock::new();
+    REGISTERED
+        .get_or_init(|| {
+            register_font(FAMILY, FontStyle::Normal, FONT)
+                .map_err(|_| "the embedded font is invalid".to_owned())
+        })
+        .clone()
+}
+
+/// One line of a panel.
+struct Series<'a> {
+    label: &'a str,
+    color: RGBColor,
+    points: Vec<(f64, f64)>,
+}
+
+impl<'a> Series<'a> {
+    fn new(
+        label: &'a str,
+        color: RGBColor,
+        records: &[IterationMetrics],
+        value: impl Fn(&IterationMetrics) -> Option<f64>,
+    ) -> Series<'a> {
+        let points = records
+            .iter()
+            .filter_map(|r| value(r).map(|v| (f64::from(r.iteration), v)))
+            .filter(|(_, v)| v.is_finite())
+            .collect();
+        Series {
+            label,
+            color,
+            points,
+        }
+    }
+}
+
+const BLUE_: RGBColor = RGBColor(31, 119, 180);
+const ORANGE: RGBColor = RGBColor(255, 127, 14);
+const GREEN_: RGBColor = RGBColor(44, 160, 44);
+const RED_: RGBColor = RGBColor(214, 39, 40);
+const PURPLE: RGBColor = RGBColor(148, 103, 189);
+const GREY: RGBColor = RGBColor(127, 127, 127);
+const DARK: RGBColor = RGBColor(40, 40, 40);
+
+/// Pads a range so that a single value or a flat line is visible.
+fn padded(min: f64, max: f64, floor_zero: bool) -> (f64, f64) {
+    let span = max - min;
+    let pad = if span > 0.0 {
+        span * 0.08
+    } else {
+        min.abs().max(1.0) * 0.1
+    };
+    let lo = if floor_zero && min >= 0.0 {
+        (min - pad).max(0.0)
+    } else {
+        min - pad
+    };
+    (lo, max + pad)
+}
+
+/// Width of the legend column at the right of each panel, in pixels.
+const LEGEND_WIDTH: u32 = 210;
+
+fn draw_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    y_label: &str,
+    x_range: (f64, f64),
+    fixed_y: Option<(f64, f64)>,
+    series: &[Series<'_>],
+) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    let (width, _) = area.dim_in_pixel();
+    let (plot_area, legend_area) = area.split_horizontally(width.saturating_sub(LEGEND_WIDTH));
+    let values = series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
+    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    });
+    let y_range = fixed_y.unwrap_or(if lo <= hi {
+        padded(lo, hi, true)
+    } else {
+        (0.0, 1.0)
+    });
+    // As many decimals as a fifth of the range needs, the same for every tick.
+    let step = (y_range.1 - y_range.0) / 5.0;
+    let decimals = if step > 0.0 {
+        (-step.log10().floor()).clamp(0.0, 6.0) as usize
+    } else {
+        0
+    };
+    let mut chart = ChartBuilder::on(&plot_area)
+        .caption(title, (FAMILY, 22))
+        .margin(12)
+        .x_label_area_size(42)
+        .y_label_area_size(68)
+        .build_cartesian_2d(x_range.0..x_range.1, y_range.0..y_range.1)
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc("iteration")
+        .y_desc(y_label)
+        .label_style((FAMILY, 14))
+        .axis_desc_style((FAMILY, 16))
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y:.decimals$}"))
+        .light_line_style(BLACK.mix(0.03))
+        .bold_line_style(BLACK.mix(0.12))
+        .draw()
+        .map_err(|e| err(&e))?;
+    let mut legend_y = 60;
+    for s in series.iter().filter(|s| !s.points.is_empty()) {
+        let color = s.color;
+        chart
+            .draw_series(LineSeries::new(
+                s.points.iter().copied(),
+                color.stroke_width(2),
+            ))
+            .map_err(|e| err(&e))?;
+        chart
+            .draw_series(s.points.iter().map(|&p| Circle::new(p, 3, color.filled())))
+            .map_err(|e| err(&e))?;
+        legend_area
+            .draw(&PathElement::new(
+                vec![(4, legend_y), (30, legend_y)],
+                color.stroke_width(3),
+            ))
+            .map_err(|e| err(&e))?;
+        legend_area
+            .draw(&Text::new(
+                s.label,
+                (36, legend_y - 8),
+                (FAMILY, 15).into_font().color(&BLACK),
+            ))
+            .map_err(|e| err(&e))?;
+        legend_y += 24;
+    }
+    if legend_y == 60 {
+        let (w, h) = plot_area.dim_in_pixel();
+        plot_area
+            .draw(&Text::new(
+                "no data yet",
+                (w as i32 / 2 - 40, h as i32 / 2),
+                (FAMILY, 16).into_font().color(&GREY),
+            ))
+            .map_err(|e| err(&e))?;
+    }
+    Ok(())
+}
+
+/// Draws the learning curves of `records` into an RGB buffer of `size`.
+fn draw(
+    records: &[IterationMetrics],
+    title: &str,
+    size: (u32, u32),
+    buf: &mut [u8],
+) -> Result<(), String> {
+    register()?;
+    let root = BitMapBackend::with_buffer(buf, size).into_drawing_area();
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let (header, body) = root.split_vertically(52);
+    header
+        .draw(&Text::new(
+            title,
+            (size.0 as i32 / 2, 12),
+            (FAMILY, 28)
+                .into_font()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Center, VPos::Top)),
+        ))
+        .map_err(|e| err(&e))?;
+    let panels = body.split_evenly((2, 2));
+
+    let (first, last) = records.iter().fold((u32::MAX, 0), |(a, b), r| {
+        (a.min(r.iteration), b.max(r.iteration))
+    });
+    let x_range = if records.is_empty() {
+        (0.0, 1.0)
+    } else if first == last {
+        (f64::from(first) - 1.0, f64::from(last) + 1.0)
+    } else {
+        (f64::from(first), f64::from(last))
+    };
+
+    draw_panel(
+        &panels[0],
+        "Training loss",
+        "loss",
+        x_range,
+        None,
+        &[
+            Series::new("total", GREY, records, |r| Some(r.total_loss)),
+            Series::new("policy (cross-entropy)", BLUE_, records, |r| {
+                Some(r.policy_loss)
+            }),
+            Series::new("value (MSE)", ORANGE, records, |r| Some(r.value_loss)),
+        ],
+    )?;
+    draw_panel(
+        &panels[1],
+        "Results",
+        "rate / score",
+        x_range,
+        Some((0.0, 1.05)),
+        &[
+            Series::new("self-play: White wins", BLUE_, records, |r| {
+                Some(r.white_win_rate)
+            }),
+            Series::new("self-play: Black wins", DARK, records, |r| {
+                Some(r.black_win_rate)
+            }),
+            Series::new("self-play: unfinished", PURPLE, records, |r| {
+                Some(r.unfinished_rate)
+            }),
+            Series::new("score vs previous", ORANGE, records, |r| {
+                r.vs_previous.as_ref().map(|m| m.score())
+            }),
+            Series::new("score vs baseline", GREEN_, records, |r| {
+                r.vs_baseline.as_ref().map(|m| m.score())
+            }),
+        ],
+    )?;
+    draw_panel(
+        &panels[2],
+        "Self-play game length",
+        "mean plies per game",
+        x_range,
+        None,
+        &[Series::new("mean game length", RED_, records, |r| {
+            Some(r.mean_game_length)
+        })],
+    )?;
+    draw_panel(
+        &panels[3],
+        "Self-play throughput",
+        "network evaluations / s",
+        x_range,
+        None,
+        &[Series::new("evaluations/s", GREEN_, records, |r| {
+            Some(r.evaluations_per_s)
+        })],
+    )?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
+/// Renders the learning curves of `records` as a PNG of `size` pixels, titled `title`.
+pub fn render_png(
+    records: &[IterationMetrics],
+    title: &str,
+    size: (u32, u32),
+) -> Result<Vec<u8>, RenderError> {
+    let (w, h) = size;
+    let mut buf = vec![255u8; w as usize * h as usize * 3];
+    draw(records, title, size, &mut buf).map_err(RenderError)?;
+    let mut png_bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut png_bytes, w, h);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Best);
+    let mut writer = encoder
+        .write_header()
+        .map_err(|e| RenderError(e.to_string()))?;
+    writer
+        .write_image_data(&buf)
+        .map_err(|e| RenderError(e.to_string()))?;
+    writer.finish().map_err(|e| RenderError(e.to_string()))?;
+    Ok(png_bytes)
+}
+
+/// Draws the learning curves of `records` ([`PLOT_SIZE`]) and writes them atomically to
+/// `path` (usually `runs/NAME/learning_curves.png`).
+pub fn write_plot(path: &Path, records: &[IterationMetrics], title: &str) -> Result<(), PlotError> {
+    let bytes = render_png(records, title, PLOT_SIZE).map_err(|source| PlotError::Draw {
+        file: path.to_path_buf(),
+        source,
+    })?;
+    fsutil::write_atomic(path, &bytes)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fsutil::test_dir::TestDir;
+    use crate::metrics::tests::fake;
+
+    const PNG_SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1a, b'\n'];
+
+    #[test]
+    fn writes_a_png_from_a_few_metrics_lines() {
+        let dir = TestDir::new("plot");
+        let path = dir.path().join(PLOT_FILE);
+        let records: Vec<_> = (1..=12).map(fake).collect();
+        write_plot(&path, &records, "run quick").unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(bytes[..8], PNG_SIGNATURE);
+        assert!(bytes.len() > 10_000, "{} bytes", bytes.len());
+        if let Ok(out) = std::env::var("BRANDUBH_PLOT_OUT") {
+            std::fs::copy(&path, out).unwrap();
+        }
+    }
+
+    #[test]
+    fn degenerate_inputs_still_draw() {
+        assert_eq!(
+            render_png(&[], "empty", (640, 480)).unwrap()[..8],
+            PNG_SIGNATURE
+        );
+        let mut one = fake(1);
+        one.policy_loss = f64::NAN;
+        one.vs_previous = None;
+        assert_eq!(
+            render_png(&[one], "one", (640, 480)).unwrap()[..8],
+            PNG_SIGNATURE
+        );
+    }
+}
