@@ -271,6 +271,18 @@ impl Search {
         })
     }
 
+    /// Sets the simulation budget of the next searches (KataGo's playout-cap randomisation
+    /// gives some moves a cheap search). Takes effect at a root not yet searched, i.e.
+    /// right after [`Search::new`] or [`Search::advance`]; refused (returning `false`)
+    /// once this root's search has started, or for a budget of 0.
+    pub fn set_simulations(&mut self, simulations: u32) -> bool {
+        if simulations == 0 || self.started > 0 || self.root_ready || !self.pending.is_empty() {
+            return false;
+        }
+        self.config.simulations = simulations;
+        true
+    }
+
     /// Plays `mv` (checked) in the game and makes its subtree the new root, visits kept;
     /// the next search starts with a fresh budget. Refused while leaves are in flight.
     pub fn advance(&mut self, mv: Move) -> Result<(), SearchError> {
