@@ -1178,6 +1178,14 @@ mod tests {
             decode_chunk(b"", p),
             Err(ReplayError::Truncated { .. })
         ));
+        // A length prefix of 2^64 - 1 for the first string: refused by the bincode limit,
+        // not allocated.
+        let huge = [253u8, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, b'x'];
+        let err = decode_chunk(&frame(&huge), p).unwrap_err();
+        assert!(matches!(err, ReplayError::Decode { .. }), "{err}");
+        let near_limit = [253u8, 0, 0, 0, 0x03, 0, 0, 0, 0, b'x']; // 48 MiB
+        let err = decode_chunk(&frame(&near_limit), p).unwrap_err();
+        assert!(matches!(err, ReplayError::Decode { .. }), "{err}");
         assert!(matches!(
             decode_chunk(b"hello", p),
             Err(ReplayError::BadMagic { .. })

@@ -1,6 +1,6 @@
 //! [`ReplayWindow`]: the most recent positions of a run, sampled for training.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 
 use brandubh_rules::{Move, Position, Symmetry};
@@ -123,7 +123,8 @@ pub struct RefreshReport {
     pub loaded: usize,
     /// Chunks kept from memory.
     pub reused: usize,
-    /// Corrupted chunks skipped (each also logged with `tracing::warn!`).
+    /// Corrupted chunks found and skipped by this refresh (each also logged with
+    /// `tracing::warn!`); later refreshes skip them silently.
     pub skipped: Vec<ReplayError>,
 }
 
@@ -153,6 +154,8 @@ pub struct ReplayWindow {
     /// Index of the first window position of each chunk (after `skip`), for sampling.
     starts: Vec<usize>,
     len: usize,
+    /// Chunk files found corrupted, not read (nor reported) again.
+    corrupted: HashSet<PathBuf>,
 }
 
 impl ReplayWindow {
@@ -165,6 +168,7 @@ impl ReplayWindow {
             skip: 0,
             starts: Vec::new(),
             len: 0,
+            corrupted: HashSet::new(),
         }
     }
 
@@ -222,8 +226,8 @@ impl ReplayWindow {
     /// Brings the window up to date with the chunk files in `dir`: it then holds the most
     /// recent `capacity` positions of the valid chunks there (fewer if there are not
     /// enough). Chunks already in memory are reused, missing ones are read, corrupted ones
-    /// are skipped with a `tracing::warn!` and listed in the report. Only an unreadable
-    /// directory is an error.
+    /// are skipped with a `tracing::warn!` and listed in the report (once: the window
+    /// remembers them). Only an unreadable directory is an error.
     pub fn refresh(&mut self, dir: &Path) -> Result<RefreshReport, ReplayError> {
         let listed = list_chunks(dir)?;
         let mut report = RefreshReport::default();
@@ -233,6 +237,9 @@ impl ReplayWindow {
         for entry in listed.iter().rev() {
             if total >= self.capacity {
                 break;
+            }
+            if self.corrupted.contains(&entry.path) {
+                continue;
             }
             let chunk = if let Some(i) = old.iter().position(|c| c.path == entry.path) {
                 report.reused += 1;
@@ -246,6 +253,7 @@ impl ReplayWindow {
                     }
                     Err(err) => {
                         tracing::warn!("skipping corrupted replay chunk: {err}");
+                        self.corrupted.insert(entry.path.clone());
                         report.skipped.push(err);
                         continue;
                     }
@@ -399,6 +407,13 @@ mod tests {
         assert_eq!(window_samples(&w), all);
         let paths: Vec<_> = w.chunk_paths().collect();
         assert_eq!(paths.len(), 3);
+        // The corrupted chunk is reported once.
+        let report = w.refresh(dir.path()).unwrap();
+        assert_eq!(
+            (report.loaded, report.reused, report.skipped.len()),
+            (0, 3, 0)
+        );
+        assert_eq!(window_samples(&w), all);
     }
 
     #[test]
