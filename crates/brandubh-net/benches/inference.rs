@@ -1,0 +1,152 @@
+//! Forward-pass throughput (positions/s) of burn and of the fast path at several batch
+//! sizes, and the training step's samples/s.
+//!
+//! Run: `cargo bench -p brandubh-net --bench inference`. Settings from the environment:
+//! `BENCH_CHANNELS` (32), `BENCH_BLOCKS` (4), `BENCH_SECONDS` per measurement (1.0),
+//! `BENCH_BATCHES` (comma-separated, `1,8,32,128,512`), `BENCH_TRAIN=0` to skip training;
+//! threads come from `RAYON_NUM_THREADS`. Each measurement checks what it computed (burn and
+//! the fast path agree within 1e-4).
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use brandubh_net::encoding::{self, INPUT_SIZE};
+use brandubh_net::train::{BatchBuilder, TrainConfig, Trainer};
+use brandubh_net::{FastNet, NetConfig};
+use brandubh_rules::{Game, Symmetry};
+use burn::tensor::Device;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Seeded random mid-game positions with their legal moves.
+fn games(n: usize) -> Vec<Game> {
+    let mut rng = ChaCha8Rng::seed_from_u64(42);
+    let mut out = Vec::new();
+    while out.len() < n {
+        let mut g = Game::default();
+        for _ in 0..rng.random_range(0..40) {
+            let moves = g.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            g.play_unchecked(moves[rng.random_range(0..moves.len())]);
+        }
+        if !g.is_over() {
+            out.push(g);
+        }
+    }
+    out
+}
+
+/// Calls `f` (one batch of `batch` items) repeatedly for about `seconds`; items/s.
+fn rate(batch: usize, seconds: f64, mut f: impl FnMut()) -> f64 {
+    f(); // warm-up
+    let budget = Duration::from_secs_f64(seconds);
+    let start = Instant::now();
+    let mut iters = 0u64;
+    while start.elapsed() < budget || iters < 3 {
+        f();
+        iters += 1;
+    }
+    (iters as f64 * batch as f64) / start.elapsed().as_secs_f64()
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; `cargo test --benches` runs this as a smoke test.
+    let smoke = !std::env::args().any(|a| a == "--bench");
+    let config = NetConfig::new()
+        .with_channels(env("BENCH_CHANNELS", 32))
+        .with_blocks(env("BENCH_BLOCKS", 4));
+    let seconds = if smoke {
+        0.01
+    } else {
+        env("BENCH_SECONDS", 1.0)
+    };
+    let batches: Vec<usize> = if smoke {
+        vec![1, 8]
+    } else {
+        std::env::var("BENCH_BATCHES")
+            .unwrap_or_else(|_| "1,8,32,128,512".into())
+            .split(',')
+            .filter_map(|s| s.trim().parse().ok())
+            .collect()
+    };
+    let device = Device::flex();
+    let model = config.init(&device);
+    let fast = FastNet::from_model(&model);
+    let max_batch = batches.iter().copied().max().unwrap_or(1);
+    let games = games(max_batch);
+    let mut all_inputs = Vec::with_capacity(max_batch * INPUT_SIZE);
+    for g in &games {
+        all_inputs.extend(encoding::encode(g.position(), g.repetitions()));
+    }
+    println!(
+        "model C={} N={} ({:.1} MFLOP/position), rayon threads {}",
+        config.channels,
+        config.blocks,
+        config.flops_per_position() as f64 / 1e6,
+        rayon::current_num_threads()
+    );
+    println!(
+        "{:>6} {:>14} {:>14} {:>8}",
+        "batch", "burn pos/s", "fast pos/s", "ratio"
+    );
+    for &b in &batches {
+        let inputs = &all_inputs[..b * INPUT_SIZE];
+        let (logits, values) = model.infer(inputs, &device);
+        let out = fast.forward(inputs);
+        let diff = logits
+            .iter()
+            .chain(&values)
+            .zip(out.policy_logits.iter().chain(&out.values))
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0f32, f32::max);
+        assert!(diff < 1e-4, "fast path differs from burn by {diff}");
+        let burn_rate = rate(b, seconds, || {
+            black_box(model.infer(black_box(inputs), &device));
+        });
+        let fast_rate = rate(b, seconds, || {
+            black_box(fast.forward(black_box(inputs)));
+        });
+        println!(
+            "{b:>6} {burn_rate:>14.0} {fast_rate:>14.0} {:>7.1}x",
+            fast_rate / burn_rate
+        );
+    }
+
+    if env("BENCH_TRAIN", 1) != 0 {
+        let batch_size = if smoke { 8 } else { 256 };
+        let train_device = Device::flex().autodiff();
+        let mut trainer = Trainer::new(config.init(&train_device), TrainConfig::default());
+        let mut builder = BatchBuilder::new();
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        for g in games.iter().cycle().take(batch_size) {
+            let moves = g.legal_moves();
+            let policy: Vec<f32> = moves.iter().map(|_| rng.random::<f32>()).collect();
+            builder
+                .push_position(
+                    g.position(),
+                    g.repetitions(),
+                    &moves,
+                    &policy,
+                    rng.random_range(-1.0..=1.0),
+                    Symmetry::ALL[rng.random_range(0..8)],
+                )
+                .expect("valid sample");
+        }
+        let batch = builder.build(trainer.device());
+        let mut last = f32::NAN;
+        let train_rate = rate(batch_size, seconds.max(3.0 * seconds), || {
+            last = trainer.step(&batch, 1e-3).total_loss;
+        });
+        assert!(last.is_finite(), "training loss {last}");
+        println!("training step (Adam, batch {batch_size}): {train_rate:.0} samples/s");
+    }
+}

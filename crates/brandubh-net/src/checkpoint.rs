@@ -1,0 +1,456 @@
+//! Checkpoints: the weights in safetensors plus a small JSON metadata file.
+//!
+//! A checkpoint named by a *stem* `dir/ckpt-000120` is two files:
+//! - `dir/ckpt-000120.safetensors`: every tensor of the model (burn's
+//!   `SafetensorsStore`), batch-norm running statistics included;
+//! - `dir/ckpt-000120.json`: [`CheckpointMeta`] — format, encoding version, model config,
+//!   training step, size and FNV-1a 64 hash of the weights file, free-form extras.
+//!
+//! Both are written atomically (temporary sibling, `fsync`, rename), the weights first and the
+//! metadata last: a checkpoint is complete exactly when its metadata file exists, and a crash
+//! never leaves a half-written file under either name. Loading checks the format, the
+//! encoding version, the expected config (if given), the size and hash of the weights and
+//! every tensor's shape, and reports any failure as a [`CheckpointError`] naming the file.
+//!
+//! ```
+//! use brandubh_net::checkpoint::{self, SaveOptions};
+//! use brandubh_net::NetConfig;
+//! use burn::tensor::Device;
+//!
+//! let dir = std::env::temp_dir().join(format!("brandubh-net-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir)?;
+//! let config = NetConfig::new().with_channels(8).with_blocks(1);
+//! let model = config.init(&Device::flex());
+//! checkpoint::save(dir.join("ckpt-1"), &model, &SaveOptions::at_step(1))?;
+//! let (loaded, meta) = checkpoint::load(dir.join("ckpt-1"), &Device::flex(), Some(&config))?;
+//! assert_eq!(meta.step, 1);
+//! assert_eq!(loaded.config(), config);
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use burn::module::Module;
+use burn::store::{ModuleSnapshot, SafetensorsStore};
+use burn::tensor::Device;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::encoding::ENCODING_VERSION;
+use crate::model::{NetConfig, PolicyValueNet};
+
+/// The `format` field of every metadata file.
+pub const FORMAT: &str = "brandubh-net-checkpoint";
+/// Version of the checkpoint layout (files and metadata fields).
+pub const FORMAT_VERSION: u32 = 1;
+/// Extension of the weights file.
+pub const WEIGHTS_EXTENSION: &str = "safetensors";
+/// Extension of the metadata file.
+pub const META_EXTENSION: &str = "json";
+
+/// Largest sizes a checkpoint may claim (guards against absurd allocations from a corrupt
+/// or hostile metadata file).
+const MAX_CHANNELS: usize = 1024;
+const MAX_BLOCKS: usize = 256;
+const MAX_HEAD: usize = 4096;
+
+/// What went wrong with a checkpoint.
+#[derive(Debug, Error)]
+pub enum CheckpointError {
+    /// Reading or writing a file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// No metadata file: the checkpoint does not exist or was never completed.
+    #[error("{}: no such checkpoint (its metadata file is missing or the save never completed)", path.display())]
+    Missing {
+        /// The metadata file looked for.
+        path: PathBuf,
+    },
+    /// The metadata file is not valid checkpoint JSON.
+    #[error("{}: invalid checkpoint metadata: {reason}", path.display())]
+    Metadata {
+        /// The metadata file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The checkpoint was written with another input/policy encoding.
+    #[error("{}: encoding version {found}, this build uses {expected}", path.display())]
+    EncodingMismatch {
+        /// The metadata file.
+        path: PathBuf,
+        /// Version in the file.
+        found: u32,
+        /// Version of this build ([`ENCODING_VERSION`]).
+        expected: u32,
+    },
+    /// The checkpoint's model config is not the one expected.
+    #[error("{}: model config mismatch: {details}", path.display())]
+    ConfigMismatch {
+        /// The metadata file.
+        path: PathBuf,
+        /// The differing fields, `name: found X, expected Y`.
+        details: String,
+    },
+    /// The weights file does not match its metadata (truncated, corrupted, replaced).
+    #[error("{}: corrupt weights file: {reason}", path.display())]
+    Corrupt {
+        /// The weights file.
+        path: PathBuf,
+        /// What does not match.
+        reason: String,
+    },
+    /// The weights file does not fit the model its metadata describes.
+    #[error("{}: weights do not fit the model: {reason}", path.display())]
+    Weights {
+        /// The weights file.
+        path: PathBuf,
+        /// burn's report.
+        reason: String,
+    },
+}
+
+/// The metadata file of a checkpoint.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CheckpointMeta {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// [`FORMAT_VERSION`] of the writer.
+    pub format_version: u32,
+    /// [`ENCODING_VERSION`] of the writer.
+    pub encoding_version: u32,
+    /// The model's shape.
+    pub config: NetConfig,
+    /// Training steps (optimizer updates) behind these weights.
+    pub step: u64,
+    /// Name of the weights file, in the metadata file's directory.
+    pub weights_file: String,
+    /// Size of the weights file in bytes.
+    pub weights_bytes: u64,
+    /// FNV-1a 64 hash of the weights file, 16 hex digits.
+    pub weights_fnv1a64: String,
+    /// Version of burn that wrote the weights.
+    pub burn_version: String,
+    /// Seconds since the Unix epoch when written.
+    pub created_unix_s: u64,
+    /// Anything else the trainer wants to keep (learning rate, games played, …).
+    #[serde(default)]
+    pub extra: BTreeMap<String, serde_json::Value>,
+}
+
+/// What [`save`] records besides the weights.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SaveOptions {
+    /// Training step.
+    pub step: u64,
+    /// Free-form extras stored in [`CheckpointMeta::extra`].
+    pub extra: BTreeMap<String, serde_json::Value>,
+}
+
+impl SaveOptions {
+    /// Options with only the training step.
+    #[must_use]
+    pub fn at_step(step: u64) -> SaveOptions {
+        SaveOptions {
+            step,
+            extra: BTreeMap::new(),
+        }
+    }
+}
+
+/// The two files of the checkpoint named by `path`: a stem (`dir/ckpt-12`) or either file
+/// (`dir/ckpt-12.json`, `dir/ckpt-12.safetensors`).
+#[must_use]
+pub fn paths(path: impl AsRef<Path>) -> (PathBuf, PathBuf) {
+    let path = path.as_ref();
+    let stem = match path.extension().and_then(|e| e.to_str()) {
+        Some(WEIGHTS_EXTENSION | META_EXTENSION) => path.with_extension(""),
+        _ => path.to_path_buf(),
+    };
+    let with = |ext: &str| {
+        let mut s = stem.clone().into_os_string();
+        s.push(".");
+        s.push(ext);
+        PathBuf::from(s)
+    };
+    (with(WEIGHTS_EXTENSION), with(META_EXTENSION))
+}
+
+/// Saves `model` as the checkpoint `path` (a stem or either file name; see [`paths`]),
+/// replacing any checkpoint of that name. Returns the metadata written.
+pub fn save(
+    path: impl AsRef<Path>,
+    model: &PolicyValueNet,
+    options: &SaveOptions,
+) -> Result<CheckpointMeta, CheckpointError> {
+    let (weights_path, meta_path) = paths(path);
+    let bytes = weights_to_bytes(model).map_err(|reason| CheckpointError::Weights {
+        path: weights_path.clone(),
+        reason,
+    })?;
+    let weights_file = weights_path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let meta = CheckpointMeta {
+        format: FORMAT.to_string(),
+        format_version: FORMAT_VERSION,
+        encoding_version: ENCODING_VERSION,
+        config: model.config(),
+        step: options.step,
+        weights_file,
+        weights_bytes: bytes.len() as u64,
+        weights_fnv1a64: format!("{:016x}", fnv1a64(&bytes)),
+        burn_version: BURN_VERSION.to_string(),
+        created_unix_s: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+        extra: options.extra.clone(),
+    };
+    let json = serde_json::to_vec_pretty(&meta).map_err(|e| CheckpointError::Metadata {
+        path: meta_path.clone(),
+        reason: e.to_string(),
+    })?;
+    // A stale metadata file must not vouch for the new weights while they are replaced.
+    match fs::remove_file(&meta_path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(source) => {
+            return Err(CheckpointError::Io {
+                path: meta_path,
+                source,
+            });
+        }
+    }
+    write_atomic(&weights_path, &bytes)?;
+    write_atomic(&meta_path, &json)?;
+    Ok(meta)
+}
+
+/// Reads and checks the metadata of checkpoint `path` without loading the weights.
+pub fn read_meta(path: impl AsRef<Path>) -> Result<CheckpointMeta, CheckpointError> {
+    let (_, meta_path) = paths(path);
+    let text = match fs::read(&meta_path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(CheckpointError::Missing { path: meta_path });
+        }
+        Err(source) => {
+            return Err(CheckpointError::Io {
+                path: meta_path,
+                source,
+            });
+        }
+    };
+    let bad = |reason: String| CheckpointError::Metadata {
+        path: meta_path.clone(),
+        reason,
+    };
+    let meta: CheckpointMeta = serde_json::from_slice(&text).map_err(|e| bad(e.to_string()))?;
+    if meta.format != FORMAT {
+        return Err(bad(format!(
+            "format {:?}, expected {FORMAT:?}",
+            meta.format
+        )));
+    }
+    if meta.format_version != FORMAT_VERSION {
+        return Err(bad(format!(
+            "format version {}, this build reads {FORMAT_VERSION}",
+            meta.format_version
+        )));
+    }
+    if meta.encoding_version != ENCODING_VERSION {
+        return Err(CheckpointError::EncodingMismatch {
+            path: meta_path,
+            found: meta.encoding_version,
+            expected: ENCODING_VERSION,
+        });
+    }
+    let c = &meta.config;
+    if !c.is_valid()
+        || c.channels > MAX_CHANNELS
+        || c.blocks > MAX_BLOCKS
+        || c.policy_channels > MAX_HEAD
+        || c.value_channels > MAX_HEAD
+        || c.value_hidden > MAX_HEAD
+    {
+        return Err(bad(format!("implausible model config {c:?}")));
+    }
+    if meta.weights_file.is_empty()
+        || Path::new(&meta.weights_file).file_name() != Some(meta.weights_file.as_ref())
+    {
+        return Err(bad(format!(
+            "weights file {:?} is not a plain file name",
+            meta.weights_file
+        )));
+    }
+    Ok(meta)
+}
+
+/// Loads checkpoint `path` onto `device` (plain or autodiff: a model trained on
+/// `Device::flex().autodiff()` loads on `Device::flex()` for inference). With `expected`,
+/// a checkpoint of another config is an error.
+pub fn load(
+    path: impl AsRef<Path>,
+    device: &Device,
+    expected: Option<&NetConfig>,
+) -> Result<(PolicyValueNet, CheckpointMeta), CheckpointError> {
+    let (_, meta_path) = paths(path.as_ref());
+    let meta = read_meta(&meta_path)?;
+    if let Some(expected) = expected {
+        let details = config_diff(&meta.config, expected);
+        if !details.is_empty() {
+            return Err(CheckpointError::ConfigMismatch {
+                path: meta_path,
+                details,
+            });
+        }
+    }
+    let weights_path = meta_path
+        .parent()
+        .unwrap_or(Path::new(""))
+        .join(&meta.weights_file);
+    let bytes = fs::read(&weights_path).map_err(|source| CheckpointError::Io {
+        path: weights_path.clone(),
+        source,
+    })?;
+    let corrupt = |reason: String| CheckpointError::Corrupt {
+        path: weights_path.clone(),
+        reason,
+    };
+    if bytes.len() as u64 != meta.weights_bytes {
+        return Err(corrupt(format!(
+            "{} bytes, metadata says {}",
+            bytes.len(),
+            meta.weights_bytes
+        )));
+    }
+    let hash = format!("{:016x}", fnv1a64(&bytes));
+    if hash != meta.weights_fnv1a64 {
+        return Err(corrupt(format!(
+            "FNV-1a 64 hash {hash}, metadata says {}",
+            meta.weights_fnv1a64
+        )));
+    }
+    let model = weights_from_bytes(&meta.config, bytes, device).map_err(|reason| {
+        CheckpointError::Weights {
+            path: weights_path.clone(),
+            reason,
+        }
+    })?;
+    Ok((model, meta))
+}
+
+/// The version of burn this crate is built against (pinned in the workspace).
+const BURN_VERSION: &str = "0.22.1";
+
+/// `name: found X, expected Y` for each differing field; empty when equal.
+fn config_diff(found: &NetConfig, expected: &NetConfig) -> String {
+    let fields = [
+        ("channels", found.channels, expected.channels),
+        ("blocks", found.blocks, expected.blocks),
+        (
+            "policy_channels",
+            found.policy_channels,
+            expected.policy_channels,
+        ),
+        (
+            "value_channels",
+            found.value_channels,
+            expected.value_channels,
+        ),
+        ("value_hidden", found.value_hidden, expected.value_hidden),
+    ];
+    fields
+        .iter()
+        .filter(|(_, f, e)| f != e)
+        .map(|(name, f, e)| format!("{name}: found {f}, expected {e}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The model's tensors as a safetensors file image.
+pub(crate) fn weights_to_bytes(model: &PolicyValueNet) -> Result<Vec<u8>, String> {
+    // `valid()` folds pending batch-norm running-statistics updates in; saving the training
+    // model directly would store them one update late.
+    let model = model.valid();
+    let mut store = SafetensorsStore::from_bytes(None);
+    model.save_into(&mut store).map_err(|e| e.to_string())?;
+    store.get_bytes().map_err(|e| e.to_string())
+}
+
+/// A model of `config` on `device` with the tensors of a safetensors file image. Every
+/// tensor must be present with its shape, and nothing else.
+pub(crate) fn weights_from_bytes(
+    config: &NetConfig,
+    bytes: Vec<u8>,
+    device: &Device,
+) -> Result<PolicyValueNet, String> {
+    let mut model = config.init(device);
+    let mut store = SafetensorsStore::from_bytes(Some(bytes));
+    let result = model.load_from(&mut store).map_err(|e| e.to_string())?;
+    if !result.errors.is_empty() || !result.missing.is_empty() {
+        return Err(result.to_string());
+    }
+    if !result.unused.is_empty() {
+        return Err(format!("unexpected tensors {:?}", result.unused));
+    }
+    Ok(model)
+}
+
+/// 64-bit FNV-1a.
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// Writes `bytes` to `path` through a temporary sibling, `fsync` and rename, so `path`
+/// holds either its old content or all of `bytes`.
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
+    let io = |p: &Path| {
+        let p = p.to_path_buf();
+        move |source| CheckpointError::Io { path: p, source }
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = fs::File::create(&tmp).map_err(io(&tmp))?;
+        f.write_all(bytes).map_err(io(&tmp))?;
+        f.sync_all().map_err(io(&tmp))?;
+        drop(f);
+        fs::rename(&tmp, path).map_err(io(path))
+    })();
+    if result.is_err() {
+        // Best effort: the error that matters is the one returned.
+        let _ = fs::remove_file(&tmp);
+        return result;
+    }
+    // Make the rename durable; not every platform can open a directory, so best effort.
+    if let Some(dir) = path.parent() {
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        if let Ok(d) = fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+    Ok(())
+}

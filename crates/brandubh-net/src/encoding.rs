@@ -1,0 +1,435 @@
+//! Board → input planes and move ↔ policy index: pure functions, no tensor library.
+//!
+//! # Input planes
+//!
+//! A position is written as [`NUM_PLANES`] planes of 7×7 `f32`, laid out
+//! `[plane][rank][file]` (so the flat offset is `plane * 49 + square.index()`). The board is
+//! always seen from the same, absolute orientation (`a1` at `[0][0]`); the side to move is
+//! an input plane instead of a flip of the board.
+//!
+//! | plane | meaning |
+//! |---|---|
+//! | 0 [`PLANE_ATTACKERS`] | 1 on every attacker |
+//! | 1 [`PLANE_DEFENDERS`] | 1 on every defender |
+//! | 2 [`PLANE_KING`] | 1 on the King |
+//! | 3 [`PLANE_WHITE_TO_MOVE`] | all 1 when White is to move, all 0 when Black is |
+//! | 4 [`PLANE_RESTRICTED`] | 1 on the Castle and the four corners |
+//! | 5 [`PLANE_ONES`] | all 1 (lets zero-padded convolutions see the board edge) |
+//! | 6, 7, 8 [`PLANE_REPETITIONS`] | all 1 when the position has occurred at least 2, 3, 4 times |
+//!
+//! The repetition planes matter because the fifth occurrence of a position loses for White
+//! (rule 8.4).
+//!
+//! # Policy index
+//!
+//! Every rook move is `from` (49 squares) × direction (4, in [`Direction::ALL`] order:
+//! N, E, S, W) × distance (1..=6), so
+//! `index = (from.index() * 4 + direction.index()) * 6 + (distance - 1)`, 0..[`POLICY_SIZE`].
+//! Indices whose move would leave the board exist but never name a legal move.
+//!
+//! Both encodings commute with the 8 symmetries of the board
+//! ([`transform_planes`], [`transform_policy_index`]).
+//!
+//! ```
+//! use brandubh_net::encoding::{self, INPUT_SIZE, PLANE_KING};
+//! use brandubh_rules::{Move, Position, Square};
+//!
+//! let planes = encoding::encode(&Position::start(), 1);
+//! assert_eq!(planes.len(), INPUT_SIZE);
+//! assert_eq!(planes[PLANE_KING * 49 + Square::CASTLE.index()], 1.0);
+//!
+//! let mv: Move = "d5-c5".parse()?;
+//! let index = encoding::policy_index(mv).expect("a rook move");
+//! assert_eq!(encoding::index_to_move(index), Some(mv));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use brandubh_rules::{Bitboard, Direction, Move, NUM_SQUARES, Position, Side, Square, Symmetry};
+
+/// Version of the input-plane and policy-index layouts. Checkpoints record it; bump it on
+/// any change to this module's layouts.
+pub const ENCODING_VERSION: u32 = 1;
+
+/// Width and height of the board.
+pub const BOARD_SIZE: usize = 7;
+/// Squares per plane.
+pub const PLANE_SIZE: usize = NUM_SQUARES;
+/// Number of input planes.
+pub const NUM_PLANES: usize = 9;
+/// `f32` values per encoded position: `NUM_PLANES * 49`.
+pub const INPUT_SIZE: usize = NUM_PLANES * PLANE_SIZE;
+
+/// Plane of the attackers.
+pub const PLANE_ATTACKERS: usize = 0;
+/// Plane of the defenders.
+pub const PLANE_DEFENDERS: usize = 1;
+/// Plane of the King.
+pub const PLANE_KING: usize = 2;
+/// Constant plane: 1 when White is to move.
+pub const PLANE_WHITE_TO_MOVE: usize = 3;
+/// Plane of the restricted squares (Castle and corners).
+pub const PLANE_RESTRICTED: usize = 4;
+/// Constant plane of ones.
+pub const PLANE_ONES: usize = 5;
+/// Constant planes for "occurred at least 2, 3, 4 times".
+pub const PLANE_REPETITIONS: [usize; 3] = [6, 7, 8];
+
+/// Move directions per square.
+pub const NUM_DIRECTIONS: usize = 4;
+/// Longest slide on a 7×7 board.
+pub const MAX_DISTANCE: usize = 6;
+/// Number of policy logits: 49 × 4 × 6 = 1176.
+pub const POLICY_SIZE: usize = NUM_SQUARES * NUM_DIRECTIONS * MAX_DISTANCE;
+
+/// Writes the planes of `position` (which has occurred `repetitions` times, this time
+/// included) into `out`, which must hold exactly [`INPUT_SIZE`] values.
+///
+/// # Panics
+/// If `out.len() != INPUT_SIZE` (a programming error, not a data error).
+pub fn encode_into(position: &Position, repetitions: u32, out: &mut [f32]) {
+    assert_eq!(out.len(), INPUT_SIZE, "encode_into needs INPUT_SIZE values");
+    out.fill(0.0);
+    let mut set = |plane: usize, bb: Bitboard| {
+        for sq in bb {
+            out[plane * PLANE_SIZE + sq.index()] = 1.0;
+        }
+    };
+    set(PLANE_ATTACKERS, position.attackers());
+    set(PLANE_DEFENDERS, position.defenders());
+    set(PLANE_KING, position.king().bb());
+    set(PLANE_RESTRICTED, Bitboard::RESTRICTED);
+    let mut fill = |plane: usize| {
+        out[plane * PLANE_SIZE..(plane + 1) * PLANE_SIZE].fill(1.0);
+    };
+    if position.side_to_move() == Side::White {
+        fill(PLANE_WHITE_TO_MOVE);
+    }
+    fill(PLANE_ONES);
+    for (i, &plane) in PLANE_REPETITIONS.iter().enumerate() {
+        if repetitions >= i as u32 + 2 {
+            fill(plane);
+        }
+    }
+}
+
+/// The planes of `position`, which has occurred `repetitions` times (this time included).
+#[must_use]
+pub fn encode(position: &Position, repetitions: u32) -> Vec<f32> {
+    let mut out = vec![0.0; INPUT_SIZE];
+    encode_into(position, repetitions, &mut out);
+    out
+}
+
+/// Writes the image of encoded `planes` under `sym` into `out`: the value of square `s`
+/// goes to square `sym.square(s)`, in every plane. Both slices hold a whole number of
+/// planes, the same number.
+///
+/// # Panics
+/// If the lengths differ or are not a multiple of 49.
+pub fn transform_planes(sym: Symmetry, planes: &[f32], out: &mut [f32]) {
+    assert_eq!(
+        planes.len(),
+        out.len(),
+        "transform_planes needs equal lengths"
+    );
+    assert_eq!(
+        planes.len() % PLANE_SIZE,
+        0,
+        "transform_planes needs whole planes"
+    );
+    let map = &TABLES.square[sym.index()];
+    for (src, dst) in planes
+        .chunks_exact(PLANE_SIZE)
+        .zip(out.chunks_exact_mut(PLANE_SIZE))
+    {
+        for (sq, &v) in src.iter().enumerate() {
+            dst[map[sq] as usize] = v;
+        }
+    }
+}
+
+/// The policy index of a rook move (`from` and `to` on one rank or file, distinct);
+/// `None` for anything else. Legality is not checked.
+#[must_use]
+pub fn policy_index(mv: Move) -> Option<usize> {
+    let (ff, fr) = (mv.from.file() as i32, mv.from.rank() as i32);
+    let (tf, tr) = (mv.to.file() as i32, mv.to.rank() as i32);
+    let (dir, dist) = match (tf - ff, tr - fr) {
+        (0, d) if d > 0 => (Direction::North, d),
+        (d, 0) if d > 0 => (Direction::East, d),
+        (0, d) if d < 0 => (Direction::South, -d),
+        (d, 0) if d < 0 => (Direction::West, -d),
+        _ => return None,
+    };
+    Some(raw_index(mv.from.index(), dir.index(), dist as usize))
+}
+
+/// The move a policy index names, if it stays on the board.
+#[must_use]
+pub fn index_to_move(index: usize) -> Option<Move> {
+    if index >= POLICY_SIZE {
+        return None;
+    }
+    let (from, dir, dist) = split_index(index);
+    let from = Square::new(from as u8)?;
+    let (df, dr) = Direction::ALL[dir].delta();
+    let f = from.file() as i32 + df as i32 * dist as i32;
+    let r = from.rank() as i32 + dr as i32 * dist as i32;
+    if !(0..BOARD_SIZE as i32).contains(&f) || !(0..BOARD_SIZE as i32).contains(&r) {
+        return None;
+    }
+    let to = Square::from_coords(f as u8, r as u8)?;
+    Some(Move::new(from, to))
+}
+
+/// The index of the image under `sym` of the move with policy index `index`:
+/// `policy_index(sym.mv(m)) == Some(transform_policy_index(sym, policy_index(m)?))`.
+/// Off-board indices map to off-board indices, so this is a permutation of `0..POLICY_SIZE`.
+///
+/// # Panics
+/// If `index >= POLICY_SIZE`.
+#[must_use]
+pub fn transform_policy_index(sym: Symmetry, index: usize) -> usize {
+    TABLES.policy[sym.index()][index] as usize
+}
+
+/// Writes the image of a policy vector under `sym` into `out`: the value at `i` goes to
+/// `transform_policy_index(sym, i)`. Both slices hold [`POLICY_SIZE`] values.
+///
+/// # Panics
+/// If a length is not [`POLICY_SIZE`].
+pub fn transform_policy(sym: Symmetry, policy: &[f32], out: &mut [f32]) {
+    assert_eq!(
+        policy.len(),
+        POLICY_SIZE,
+        "transform_policy needs POLICY_SIZE values"
+    );
+    assert_eq!(
+        out.len(),
+        POLICY_SIZE,
+        "transform_policy needs POLICY_SIZE values"
+    );
+    for (i, &v) in policy.iter().enumerate() {
+        out[transform_policy_index(sym, i)] = v;
+    }
+}
+
+const fn raw_index(from: usize, dir: usize, dist: usize) -> usize {
+    (from * NUM_DIRECTIONS + dir) * MAX_DISTANCE + (dist - 1)
+}
+
+const fn split_index(index: usize) -> (usize, usize, usize) {
+    let dist = index % MAX_DISTANCE + 1;
+    let rest = index / MAX_DISTANCE;
+    (rest / NUM_DIRECTIONS, rest % NUM_DIRECTIONS, dist)
+}
+
+/// Precomputed permutations for each symmetry.
+struct Tables {
+    square: [[u8; NUM_SQUARES]; 8],
+    policy: [[u16; POLICY_SIZE]; 8],
+}
+
+static TABLES: std::sync::LazyLock<Box<Tables>> = std::sync::LazyLock::new(build_tables);
+
+fn build_tables() -> Box<Tables> {
+    let mut t = Box::new(Tables {
+        square: [[0; NUM_SQUARES]; 8],
+        policy: [[0; POLICY_SIZE]; 8],
+    });
+    for sym in Symmetry::ALL {
+        let s = sym.index();
+        for sq in Square::all() {
+            t.square[s][sq.index()] = sym.square(sq).index() as u8;
+        }
+        // The image of each direction: the Castle is fixed by every symmetry, so step from
+        // it and see where the step goes.
+        let mut dir_map = [0usize; NUM_DIRECTIONS];
+        for dir in Direction::ALL {
+            let next = Square::CASTLE
+                .step(dir)
+                .expect("the Castle has four neighbours");
+            let image = Move::new(sym.square(Square::CASTLE), sym.square(next));
+            let idx = policy_index(image).expect("a symmetry maps a step to a step");
+            dir_map[dir.index()] = split_index(idx).1;
+        }
+        for index in 0..POLICY_SIZE {
+            let (from, dir, dist) = split_index(index);
+            let from_image = t.square[s][from] as usize;
+            t.policy[s][index] = raw_index(from_image, dir_map[dir], dist) as u16;
+        }
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brandubh_rules::Game;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// Positions (with repetition counts) reached by seeded random play.
+    fn random_positions(n: usize, seed: u64) -> Vec<(Position, u32)> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut out = vec![(Position::start(), 1)];
+        while out.len() < n {
+            let mut g = Game::default();
+            let plies = rng.random_range(0..60);
+            for _ in 0..plies {
+                let moves = g.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                g.play_unchecked(moves[rng.random_range(0..moves.len())]);
+            }
+            out.push((*g.position(), rng.random_range(1..=4)));
+        }
+        out
+    }
+
+    #[test]
+    fn start_position_planes() {
+        let p = encode(&Position::start(), 1);
+        let count = |plane: usize| {
+            p[plane * PLANE_SIZE..(plane + 1) * PLANE_SIZE]
+                .iter()
+                .sum::<f32>()
+        };
+        assert_eq!(count(PLANE_ATTACKERS), 8.0);
+        assert_eq!(count(PLANE_DEFENDERS), 4.0);
+        assert_eq!(count(PLANE_KING), 1.0);
+        assert_eq!(count(PLANE_WHITE_TO_MOVE), 49.0);
+        assert_eq!(count(PLANE_RESTRICTED), 5.0);
+        assert_eq!(count(PLANE_ONES), 49.0);
+        for plane in PLANE_REPETITIONS {
+            assert_eq!(count(plane), 0.0);
+        }
+        // d1 is an attacker: square index 3 is rank 0, file 3.
+        assert_eq!(p[PLANE_ATTACKERS * PLANE_SIZE + 3], 1.0);
+        let black = encode(&Position::start().with_side_to_move(Side::Black), 4);
+        assert!(
+            black[PLANE_WHITE_TO_MOVE * PLANE_SIZE..][..PLANE_SIZE]
+                .iter()
+                .all(|&v| v == 0.0)
+        );
+        for plane in PLANE_REPETITIONS {
+            assert!(
+                black[plane * PLANE_SIZE..][..PLANE_SIZE]
+                    .iter()
+                    .all(|&v| v == 1.0)
+            );
+        }
+    }
+
+    #[test]
+    fn repetition_planes_are_a_thermometer() {
+        for reps in 1..=5u32 {
+            let p = encode(&Position::start(), reps);
+            for (i, &plane) in PLANE_REPETITIONS.iter().enumerate() {
+                let want = if reps >= i as u32 + 2 { 1.0 } else { 0.0 };
+                assert_eq!(p[plane * PLANE_SIZE], want, "reps {reps} plane {plane}");
+            }
+        }
+    }
+
+    #[test]
+    fn planes_commute_with_symmetries() {
+        let mut transformed = vec![0.0; INPUT_SIZE];
+        for (pos, reps) in random_positions(200, 1) {
+            let planes = encode(&pos, reps);
+            for sym in Symmetry::ALL {
+                transform_planes(sym, &planes, &mut transformed);
+                assert_eq!(
+                    encode(&sym.position(&pos), reps),
+                    transformed,
+                    "{sym:?} on {pos}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn policy_indices_commute_with_symmetries() {
+        for (pos, _) in random_positions(200, 2) {
+            for mv in pos.legal_moves() {
+                let idx = policy_index(mv).expect("legal moves are rook moves");
+                for sym in Symmetry::ALL {
+                    assert_eq!(
+                        policy_index(sym.mv(mv)),
+                        Some(transform_policy_index(sym, idx)),
+                        "{sym:?} on {mv}"
+                    );
+                }
+            }
+        }
+        // Every index, on-board or not, through every symmetry and back.
+        for sym in Symmetry::ALL {
+            let mut seen = vec![false; POLICY_SIZE];
+            for i in 0..POLICY_SIZE {
+                let j = transform_policy_index(sym, i);
+                assert!(!seen[j], "{sym:?} is not a permutation");
+                seen[j] = true;
+                assert_eq!(transform_policy_index(sym.inverse(), j), i);
+                assert_eq!(
+                    index_to_move(i).map(|m| sym.mv(m)),
+                    index_to_move(j),
+                    "{sym:?} index {i}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn transform_policy_moves_values_with_moves() {
+        let policy: Vec<f32> = (0..POLICY_SIZE).map(|i| i as f32).collect();
+        let mut out = vec![0.0; POLICY_SIZE];
+        for sym in Symmetry::ALL {
+            transform_policy(sym, &policy, &mut out);
+            for i in 0..POLICY_SIZE {
+                assert_eq!(out[transform_policy_index(sym, i)], i as f32);
+            }
+        }
+    }
+
+    #[test]
+    fn index_round_trips() {
+        let mut on_board = 0;
+        for i in 0..POLICY_SIZE {
+            if let Some(mv) = index_to_move(i) {
+                on_board += 1;
+                assert_eq!(policy_index(mv), Some(i), "{mv}");
+            }
+        }
+        // Each of the 7 ranks and 7 files has 7·6 ordered pairs of squares.
+        assert_eq!(on_board, 14 * 42);
+        for from in Square::all() {
+            for to in Square::all() {
+                let mv = Move::new(from, to);
+                match policy_index(mv) {
+                    Some(i) => {
+                        assert!(i < POLICY_SIZE);
+                        assert_eq!(index_to_move(i), Some(mv));
+                    }
+                    None => assert!(
+                        from == to || (from.file() != to.file() && from.rank() != to.rank())
+                    ),
+                }
+            }
+        }
+        assert_eq!(index_to_move(POLICY_SIZE), None);
+    }
+
+    #[test]
+    fn legal_moves_have_distinct_in_range_indices() {
+        for (pos, _) in random_positions(1000, 3) {
+            let mut seen = [false; POLICY_SIZE];
+            for mv in pos.legal_moves() {
+                let i = policy_index(mv).expect("legal moves are rook moves");
+                assert!(i < POLICY_SIZE);
+                assert!(!seen[i], "duplicate index {i} in {pos}");
+                seen[i] = true;
+            }
+        }
+    }
+}

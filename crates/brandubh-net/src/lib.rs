@@ -1,0 +1,45 @@
+//! The network side of Brandubh Zero: encodings, the policy-value ResNet (in burn), its
+//! training step, checkpoints and a fast batched evaluator for the search.
+//!
+//! - [`encoding`]: position → input planes `[9, 7, 7]` and move ↔ policy index (1176),
+//!   pure functions that commute with the 8 symmetries of the board;
+//! - [`model`]: [`NetConfig`] and [`PolicyValueNet`] (`#[derive(Module)]`), generic over
+//!   burn's device (`Device::flex()` by default; GPU backends are passthrough features);
+//! - [`train`]: batches, the loss (policy cross-entropy over legal moves + value MSE) and
+//!   [`train::Trainer`] doing one Adam or SGD-with-momentum step;
+//! - [`checkpoint`]: safetensors weights + JSON metadata, written atomically, checked on load;
+//! - [`fast`]: an inference-only forward pass in plain Rust (batch norm folded, SIMD chosen
+//!   at run time), several times faster than burn's on the CPU;
+//! - [`NetEvaluator`]: the search crate's [`brandubh_search::Evaluator`] on top of either.
+//!
+//! Only this crate knows burn; the search knows only the `Evaluator` trait.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use brandubh_net::{FastNet, NetConfig, NetEvaluator};
+//! use brandubh_rules::Game;
+//! use brandubh_search::{Evaluator, Leaf};
+//! use burn::tensor::Device;
+//!
+//! let model = NetConfig::new().init(&Device::flex()); // C = 32, N = 4
+//! let mut evaluator = NetEvaluator::new(Arc::new(FastNet::from_model(&model)));
+//! let evals = evaluator.evaluate(&[Leaf::from_game(&Game::default())]);
+//! assert!(evals[0].value.abs() < 1.0);
+//! ```
+#![warn(missing_docs)]
+
+pub mod checkpoint;
+pub mod encoding;
+mod evaluator;
+pub mod fast;
+pub mod model;
+pub mod train;
+
+pub use checkpoint::{CheckpointError, CheckpointMeta, SaveOptions};
+pub use evaluator::{NetEvaluator, legal_softmax};
+pub use fast::FastNet;
+pub use model::{NetConfig, NetOutput, PolicyValueNet};
+pub use train::{Batch, BatchBuilder, BatchError, OptimizerKind, StepStats, TrainConfig, Trainer};
+
+/// burn's device type, re-exported so callers need not depend on burn to pick one.
+pub use burn::tensor::Device;

@@ -1,0 +1,245 @@
+//! The policy-value residual network in burn.
+//!
+//! ```text
+//! input            [B, 9, 7, 7]
+//! stem             3×3 conv → C, batch norm, ReLU             [B, C, 7, 7]
+//! N × block        3×3 conv, BN, ReLU, 3×3 conv, BN, + skip, ReLU [B, C, 7, 7]
+//! policy head      1×1 conv → Pc, BN, ReLU, flatten [B, Pc·49], linear → [B, 1176]
+//! value head       1×1 conv → Vc, BN, ReLU, flatten [B, Vc·49], linear → H, ReLU,
+//!                  linear → 1, tanh                             [B, 1]
+//! ```
+//!
+//! Code is generic over the device: the same model runs on `Device::flex()` (the default
+//! CPU backend), on `Device::flex().autodiff()` for training, or on a GPU device where the
+//! binary enables burn's `wgpu`/`cuda` feature (this crate's passthrough features).
+
+use burn::config::Config;
+use burn::module::Module;
+use burn::nn::conv::{Conv2d, Conv2dConfig};
+use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
+use burn::tensor::activation::{relu, tanh};
+use burn::tensor::{Device, Tensor, TensorData};
+
+use crate::encoding::{BOARD_SIZE, NUM_PLANES, PLANE_SIZE, POLICY_SIZE};
+
+/// Shape of the network. Checkpoints store it; a checkpoint only loads into a model of
+/// the same config.
+#[derive(Config, Debug, PartialEq, Eq)]
+pub struct NetConfig {
+    /// Channels of the stem and of every residual block (C).
+    #[config(default = 32)]
+    pub channels: usize,
+    /// Number of residual blocks (N).
+    #[config(default = 4)]
+    pub blocks: usize,
+    /// Channels of the policy head's 1×1 convolution.
+    #[config(default = 2)]
+    pub policy_channels: usize,
+    /// Channels of the value head's 1×1 convolution.
+    #[config(default = 2)]
+    pub value_channels: usize,
+    /// Width of the value head's hidden layer.
+    #[config(default = 64)]
+    pub value_hidden: usize,
+}
+
+impl Default for NetConfig {
+    fn default() -> Self {
+        NetConfig::new()
+    }
+}
+
+impl NetConfig {
+    /// A model with freshly initialised weights on `device`.
+    ///
+    /// # Panics
+    /// If a size is zero.
+    #[must_use]
+    pub fn init(&self, device: &Device) -> PolicyValueNet {
+        assert!(
+            self.channels > 0
+                && self.policy_channels > 0
+                && self.value_channels > 0
+                && self.value_hidden > 0,
+            "network sizes must be positive: {self:?}"
+        );
+        let c = self.channels;
+        PolicyValueNet {
+            stem: ConvBn::new(NUM_PLANES, c, 3, device),
+            blocks: (0..self.blocks)
+                .map(|_| ResBlock {
+                    conv1: ConvBn::new(c, c, 3, device),
+                    conv2: ConvBn::new(c, c, 3, device),
+                })
+                .collect(),
+            policy_conv: ConvBn::new(c, self.policy_channels, 1, device),
+            policy_fc: LinearConfig::new(self.policy_channels * PLANE_SIZE, POLICY_SIZE)
+                .init(device),
+            value_conv: ConvBn::new(c, self.value_channels, 1, device),
+            value_fc1: LinearConfig::new(self.value_channels * PLANE_SIZE, self.value_hidden)
+                .init(device),
+            value_fc2: LinearConfig::new(self.value_hidden, 1).init(device),
+        }
+    }
+
+    /// Whether every size is positive (what [`NetConfig::init`] requires).
+    #[must_use]
+    pub fn is_valid(&self) -> bool {
+        self.channels > 0
+            && self.policy_channels > 0
+            && self.value_channels > 0
+            && self.value_hidden > 0
+    }
+
+    /// Multiply-adds × 2 of one position's forward pass (convolutions and linear layers).
+    #[must_use]
+    pub fn flops_per_position(&self) -> u64 {
+        let (c, sq) = (self.channels as u64, PLANE_SIZE as u64);
+        let conv = |cin: u64, cout: u64, k: u64| 2 * sq * cin * cout * k * k;
+        let mut f = conv(NUM_PLANES as u64, c, 3) + self.blocks as u64 * 2 * conv(c, c, 3);
+        let (pc, vc, h) = (
+            self.policy_channels as u64,
+            self.value_channels as u64,
+            self.value_hidden as u64,
+        );
+        f += conv(c, pc, 1) + 2 * pc * sq * POLICY_SIZE as u64;
+        f += conv(c, vc, 1) + 2 * vc * sq * h + 2 * h;
+        f
+    }
+}
+
+/// A convolution without bias followed by batch norm (the norm's shift is the bias).
+#[derive(Module, Debug)]
+pub struct ConvBn {
+    /// Weight `[out, in, k, k]`, zero padding keeps 7×7.
+    pub conv: Conv2d,
+    /// Per-output-channel batch norm.
+    pub bn: BatchNorm,
+}
+
+impl ConvBn {
+    fn new(cin: usize, cout: usize, kernel: usize, device: &Device) -> ConvBn {
+        let pad = kernel / 2;
+        ConvBn {
+            conv: Conv2dConfig::new([cin, cout], [kernel, kernel])
+                .with_padding(PaddingConfig2d::Explicit(pad, pad, pad, pad))
+                .with_bias(false)
+                .init(device),
+            bn: BatchNormConfig::new(cout).init(device),
+        }
+    }
+
+    /// `[B, in, 7, 7]` → `[B, out, 7, 7]` (no activation).
+    pub fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        self.bn.forward(self.conv.forward(x))
+    }
+}
+
+/// Two 3×3 conv + BN layers with a skip connection.
+#[derive(Module, Debug)]
+pub struct ResBlock {
+    /// First convolution (followed by ReLU).
+    pub conv1: ConvBn,
+    /// Second convolution (its output is added to the block's input, then ReLU).
+    pub conv2: ConvBn,
+}
+
+impl ResBlock {
+    /// `[B, C, 7, 7]` → `[B, C, 7, 7]`.
+    pub fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        let y = relu(self.conv1.forward(x.clone()));
+        relu(self.conv2.forward(y) + x)
+    }
+}
+
+/// The policy-value network. Build it with [`NetConfig::init`]; `model.valid()` gives the
+/// inference copy of a model being trained on an autodiff device.
+#[derive(Module, Debug)]
+pub struct PolicyValueNet {
+    /// 3×3 conv `NUM_PLANES → C` + BN.
+    pub stem: ConvBn,
+    /// The residual tower.
+    pub blocks: Vec<ResBlock>,
+    /// 1×1 conv `C → Pc` + BN.
+    pub policy_conv: ConvBn,
+    /// `[Pc·49] → [1176]`.
+    pub policy_fc: Linear,
+    /// 1×1 conv `C → Vc` + BN.
+    pub value_conv: ConvBn,
+    /// `[Vc·49] → [H]`.
+    pub value_fc1: Linear,
+    /// `[H] → [1]`.
+    pub value_fc2: Linear,
+}
+
+/// What the network says about a batch.
+#[derive(Debug)]
+pub struct NetOutput {
+    /// Policy logits `[B, 1176]` (not masked: mask illegal moves before a softmax).
+    pub policy_logits: Tensor<2>,
+    /// Values `[B, 1]` in (-1, 1), from the side to move's view.
+    pub value: Tensor<2>,
+}
+
+impl PolicyValueNet {
+    /// Forward pass: planes `[B, 9, 7, 7]` → logits `[B, 1176]` and values `[B, 1]`.
+    pub fn forward(&self, input: Tensor<4>) -> NetOutput {
+        let mut x = relu(self.stem.forward(input)); // [B, C, 7, 7]
+        for block in &self.blocks {
+            x = block.forward(x); // [B, C, 7, 7]
+        }
+        let p = relu(self.policy_conv.forward(x.clone())); // [B, Pc, 7, 7]
+        let policy_logits = self.policy_fc.forward(p.flatten::<2>(1, 3)); // [B, 1176]
+        let v = relu(self.value_conv.forward(x)); // [B, Vc, 7, 7]
+        let v = relu(self.value_fc1.forward(v.flatten::<2>(1, 3))); // [B, H]
+        let value = tanh(self.value_fc2.forward(v)); // [B, 1]
+        NetOutput {
+            policy_logits,
+            value,
+        }
+    }
+
+    /// The config this model was built with, read back from its weight shapes.
+    #[must_use]
+    pub fn config(&self) -> NetConfig {
+        let [c, ..] = self.stem.conv.weight.dims();
+        let [pc, ..] = self.policy_conv.conv.weight.dims();
+        let [vc, ..] = self.value_conv.conv.weight.dims();
+        let [_, h] = self.value_fc1.weight.dims();
+        NetConfig {
+            channels: c,
+            blocks: self.blocks.len(),
+            policy_channels: pc,
+            value_channels: vc,
+            value_hidden: h,
+        }
+    }
+
+    /// Runs the network on `n` encoded positions (`inputs.len() == n * INPUT_SIZE`) and
+    /// copies the results out: `(logits [n·1176], values [n])`. Uses the model's device.
+    ///
+    /// # Panics
+    /// If `inputs.len()` is not a multiple of `INPUT_SIZE`.
+    #[must_use]
+    pub fn infer(&self, inputs: &[f32], device: &Device) -> (Vec<f32>, Vec<f32>) {
+        let n = inputs.len() / crate::encoding::INPUT_SIZE;
+        assert_eq!(
+            n * crate::encoding::INPUT_SIZE,
+            inputs.len(),
+            "inputs must hold whole positions"
+        );
+        let x = Tensor::<4>::from_data(
+            TensorData::new(inputs.to_vec(), [n, NUM_PLANES, BOARD_SIZE, BOARD_SIZE]),
+            device,
+        );
+        let out = self.forward(x);
+        (tensor_to_vec(out.policy_logits), tensor_to_vec(out.value))
+    }
+}
+
+/// The values of a float tensor, in row-major order.
+pub(crate) fn tensor_to_vec<const D: usize>(t: Tensor<D>) -> Vec<f32> {
+    t.into_data_as::<f32>()
+        .try_into_vec::<f32>()
+        .unwrap_or_else(|e| unreachable!("a float tensor converts to f32: {e:?}"))
+}

@@ -1,0 +1,500 @@
+//! Batches, the loss and one optimizer step. The training loop itself (replay buffer,
+//! schedule, logging) belongs to the training crate.
+//!
+//! ```
+//! use brandubh_net::train::{BatchBuilder, Trainer, TrainConfig};
+//! use brandubh_net::NetConfig;
+//! use brandubh_rules::{Position, Symmetry};
+//! use burn::tensor::Device;
+//!
+//! let device = Device::flex().autodiff();
+//! let model = NetConfig::new().with_channels(8).with_blocks(1).init(&device);
+//! let mut trainer = Trainer::new(model, TrainConfig::default());
+//!
+//! let position = Position::start();
+//! let moves = position.legal_moves();
+//! let policy = vec![1.0 / moves.len() as f32; moves.len()];
+//! let mut batch = BatchBuilder::new();
+//! batch.push_position(&position, 1, &moves, &policy, 0.0, Symmetry::Identity)?;
+//! let stats = trainer.step(&batch.build(trainer.device()), 1e-3);
+//! assert!(stats.policy_loss.is_finite());
+//! # Ok::<(), brandubh_net::train::BatchError>(())
+//! ```
+
+use brandubh_rules::{Move, Position, Symmetry};
+use burn::module::Module;
+use burn::optim::decay::WeightDecayConfig;
+use burn::optim::momentum::MomentumConfig;
+use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer, SgdConfig};
+use burn::tensor::activation::log_softmax;
+use burn::tensor::{Bool, Device, Tensor, TensorData};
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::encoding::{self, BOARD_SIZE, INPUT_SIZE, NUM_PLANES, POLICY_SIZE};
+use crate::model::PolicyValueNet;
+
+/// A sample that cannot go into a batch; `sample` is its index in the batch.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum BatchError {
+    /// Encoded planes of the wrong length.
+    #[error("sample {sample}: planes have {got} values, expected {expected}")]
+    PlaneLength {
+        /// Index of the sample.
+        sample: usize,
+        /// Values given.
+        got: usize,
+        /// Values expected ([`INPUT_SIZE`]).
+        expected: usize,
+    },
+    /// Moves and policy target of different lengths.
+    #[error("sample {sample}: {moves} moves but {probabilities} policy probabilities")]
+    PolicyLength {
+        /// Index of the sample.
+        sample: usize,
+        /// Number of moves.
+        moves: usize,
+        /// Number of probabilities.
+        probabilities: usize,
+    },
+    /// No legal move at all.
+    #[error("sample {sample}: no legal moves")]
+    NoMoves {
+        /// Index of the sample.
+        sample: usize,
+    },
+    /// A move that is not a rook move.
+    #[error("sample {sample}: move {mv} has no policy index")]
+    BadMove {
+        /// Index of the sample.
+        sample: usize,
+        /// The move.
+        mv: Move,
+    },
+    /// A policy index outside `0..POLICY_SIZE`.
+    #[error("sample {sample}: policy index {index} out of range 0..{POLICY_SIZE}")]
+    IndexOutOfRange {
+        /// Index of the sample.
+        sample: usize,
+        /// The index.
+        index: usize,
+    },
+    /// The same policy index twice.
+    #[error("sample {sample}: policy index {index} given twice")]
+    DuplicateIndex {
+        /// Index of the sample.
+        sample: usize,
+        /// The index.
+        index: usize,
+    },
+    /// A negative or non-finite probability, or probabilities summing to zero.
+    #[error("sample {sample}: policy target is not a distribution ({reason})")]
+    BadPolicy {
+        /// Index of the sample.
+        sample: usize,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// A value target outside [-1, 1] or not finite.
+    #[error("sample {sample}: value target {value} is not in [-1, 1]")]
+    BadValue {
+        /// Index of the sample.
+        sample: usize,
+        /// The value.
+        value: f32,
+    },
+}
+
+/// Collects samples on the CPU; [`BatchBuilder::build`] turns them into a [`Batch`].
+/// Policy targets are sparse (legal moves only) and normalised to sum to 1.
+#[derive(Clone, Debug, Default)]
+pub struct BatchBuilder {
+    inputs: Vec<f32>,
+    policy: Vec<f32>,
+    legal: Vec<bool>,
+    values: Vec<f32>,
+    scratch: Vec<f32>,
+}
+
+impl BatchBuilder {
+    /// An empty builder.
+    #[must_use]
+    pub fn new() -> BatchBuilder {
+        BatchBuilder::default()
+    }
+
+    /// Number of samples so far.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether no sample was added.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// Removes every sample, keeping the allocations.
+    pub fn clear(&mut self) {
+        self.inputs.clear();
+        self.policy.clear();
+        self.legal.clear();
+        self.values.clear();
+    }
+
+    /// Adds a position that has occurred `repetitions` times, with its legal `moves`, the
+    /// target probabilities `policy` aligned with `moves` (e.g. visit counts; normalised
+    /// here), and the value target from the side to move's view. The sample is stored as its
+    /// image under `symmetry` (data augmentation; `Symmetry::Identity` for none).
+    pub fn push_position(
+        &mut self,
+        position: &Position,
+        repetitions: u32,
+        moves: &[Move],
+        policy: &[f32],
+        value: f32,
+        symmetry: Symmetry,
+    ) -> Result<(), BatchError> {
+        let sample = self.len();
+        if moves.len() != policy.len() {
+            return Err(BatchError::PolicyLength {
+                sample,
+                moves: moves.len(),
+                probabilities: policy.len(),
+            });
+        }
+        let mut sparse = Vec::with_capacity(moves.len());
+        for (&mv, &p) in moves.iter().zip(policy) {
+            let index = encoding::policy_index(symmetry.mv(mv))
+                .ok_or(BatchError::BadMove { sample, mv })?;
+            sparse.push((index, p));
+        }
+        self.scratch.resize(INPUT_SIZE, 0.0);
+        encoding::encode_into(&symmetry.position(position), repetitions, &mut self.scratch);
+        let planes = std::mem::take(&mut self.scratch);
+        let result = self.push_encoded(&planes, &sparse, value);
+        self.scratch = planes;
+        result
+    }
+
+    /// Adds an encoded sample: `planes` ([`INPUT_SIZE`] values), `(policy index,
+    /// probability)` for every legal move (the others are masked out of the loss), and the
+    /// value target from the side to move's view.
+    pub fn push_encoded(
+        &mut self,
+        planes: &[f32],
+        policy: &[(usize, f32)],
+        value: f32,
+    ) -> Result<(), BatchError> {
+        let sample = self.len();
+        if planes.len() != INPUT_SIZE {
+            return Err(BatchError::PlaneLength {
+                sample,
+                got: planes.len(),
+                expected: INPUT_SIZE,
+            });
+        }
+        if policy.is_empty() {
+            return Err(BatchError::NoMoves { sample });
+        }
+        if !(value.is_finite() && (-1.0..=1.0).contains(&value)) {
+            return Err(BatchError::BadValue { sample, value });
+        }
+        let mut sum = 0.0f64;
+        let mut row_legal = [false; POLICY_SIZE];
+        for &(index, p) in policy {
+            if index >= POLICY_SIZE {
+                return Err(BatchError::IndexOutOfRange { sample, index });
+            }
+            if row_legal[index] {
+                return Err(BatchError::DuplicateIndex { sample, index });
+            }
+            row_legal[index] = true;
+            if !p.is_finite() || p < 0.0 {
+                return Err(BatchError::BadPolicy {
+                    sample,
+                    reason: "negative or non-finite probability",
+                });
+            }
+            sum += f64::from(p);
+        }
+        if sum <= 0.0 {
+            return Err(BatchError::BadPolicy {
+                sample,
+                reason: "probabilities sum to zero",
+            });
+        }
+        self.inputs.extend_from_slice(planes);
+        let start = self.policy.len();
+        self.policy.resize(start + POLICY_SIZE, 0.0);
+        for &(index, p) in policy {
+            self.policy[start + index] = (f64::from(p) / sum) as f32;
+        }
+        self.legal.extend_from_slice(&row_legal);
+        self.values.push(value);
+        Ok(())
+    }
+
+    /// The tensors of the samples so far, on `device` (the model's device).
+    #[must_use]
+    pub fn build(&self, device: &Device) -> Batch {
+        let n = self.len();
+        Batch {
+            inputs: Tensor::from_data(
+                TensorData::new(self.inputs.clone(), [n, NUM_PLANES, BOARD_SIZE, BOARD_SIZE]),
+                device,
+            ),
+            policy_targets: Tensor::from_data(
+                TensorData::new(self.policy.clone(), [n, POLICY_SIZE]),
+                device,
+            ),
+            legal_mask: Tensor::from_data(
+                TensorData::new(self.legal.clone(), [n, POLICY_SIZE]),
+                device,
+            ),
+            value_targets: Tensor::from_data(TensorData::new(self.values.clone(), [n, 1]), device),
+        }
+    }
+}
+
+/// A training batch as tensors (dense targets). Build it with [`BatchBuilder`] or from
+/// tensors of these shapes directly.
+#[derive(Clone, Debug)]
+pub struct Batch {
+    /// Input planes `[B, 9, 7, 7]`.
+    pub inputs: Tensor<4>,
+    /// Target distribution over moves `[B, 1176]`, zero outside the legal moves, rows
+    /// summing to 1.
+    pub policy_targets: Tensor<2>,
+    /// `true` on the legal moves `[B, 1176]`.
+    pub legal_mask: Tensor<2, Bool>,
+    /// Value targets `[B, 1]` in [-1, 1], from the side to move's view.
+    pub value_targets: Tensor<2>,
+}
+
+impl Batch {
+    /// Number of samples.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.inputs.dims()[0]
+    }
+
+    /// Whether the batch is empty.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The loss terms of a batch, as tensors (so `total` can be differentiated).
+#[derive(Debug)]
+pub struct Losses {
+    /// `policy + value_weight * value`, `[1]`.
+    pub total: Tensor<1>,
+    /// Mean cross-entropy of the target policy against the softmax over legal moves, `[1]`.
+    pub policy: Tensor<1>,
+    /// Mean squared error of the value, `[1]`.
+    pub value: Tensor<1>,
+}
+
+/// Logit given to illegal moves before the softmax: finite so that a zero target times
+/// its log-probability is zero, not NaN.
+const MASKED_LOGIT: f32 = -1.0e9;
+
+/// Policy cross-entropy over the legal moves plus `value_weight` × value MSE. L2
+/// regularisation is the optimizer's weight decay, not a term here.
+#[must_use]
+pub fn losses(model: &PolicyValueNet, batch: &Batch, value_weight: f32) -> Losses {
+    let out = model.forward(batch.inputs.clone());
+    let illegal = batch.legal_mask.clone().bool_not();
+    let logits = out.policy_logits.mask_fill(illegal, MASKED_LOGIT); // [B, 1176]
+    let log_p = log_softmax(logits, 1); // [B, 1176]
+    let policy = (batch.policy_targets.clone() * log_p)
+        .sum_dim(1) // [B, 1]
+        .neg()
+        .mean(); // [1]
+    let diff = out.value - batch.value_targets.clone(); // [B, 1]
+    let value = (diff.clone() * diff).mean(); // [1]
+    let total = policy.clone() + value.clone().mul_scalar(value_weight);
+    Losses {
+        total,
+        policy,
+        value,
+    }
+}
+
+/// Which optimizer a [`Trainer`] uses.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum OptimizerKind {
+    /// Adam (β₁ 0.9, β₂ 0.999).
+    Adam,
+    /// SGD with (heavy-ball) momentum.
+    Sgd {
+        /// Momentum coefficient, e.g. 0.9.
+        momentum: f64,
+    },
+}
+
+/// Settings of a [`Trainer`]; the learning rate is given to each step.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TrainConfig {
+    /// The optimizer.
+    pub optimizer: OptimizerKind,
+    /// L2 penalty added to every gradient (`grad += weight_decay * param`).
+    pub weight_decay: f32,
+    /// Weight of the value MSE against the policy cross-entropy.
+    pub value_weight: f32,
+}
+
+impl Default for TrainConfig {
+    /// Adam, weight decay 1e-4, value weight 1.
+    fn default() -> Self {
+        TrainConfig {
+            optimizer: OptimizerKind::Adam,
+            weight_decay: 1e-4,
+            value_weight: 1.0,
+        }
+    }
+}
+
+impl TrainConfig {
+    /// A fresh optimizer with these settings.
+    #[must_use]
+    pub fn optimizer(&self) -> ModuleOptimizer {
+        let decay = (self.weight_decay > 0.0).then(|| WeightDecayConfig::new(self.weight_decay));
+        match self.optimizer {
+            OptimizerKind::Adam => AdamConfig::new().with_weight_decay(decay).init(),
+            OptimizerKind::Sgd { momentum } => SgdConfig::new()
+                .with_weight_decay(decay)
+                .with_momentum(Some(
+                    MomentumConfig::new()
+                        .with_momentum(momentum)
+                        .with_dampening(0.0),
+                ))
+                .init(),
+        }
+    }
+}
+
+/// The losses of a step, read back as numbers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepStats {
+    /// Samples in the batch.
+    pub samples: usize,
+    /// Policy cross-entropy.
+    pub policy_loss: f32,
+    /// Value MSE.
+    pub value_loss: f32,
+    /// `policy_loss + value_weight * value_loss`.
+    pub total_loss: f32,
+}
+
+/// A model being trained and its optimizer state.
+#[derive(Debug)]
+pub struct Trainer {
+    model: PolicyValueNet,
+    device: Device,
+    optimizer: OptimizerState,
+    config: TrainConfig,
+    steps: u64,
+}
+
+/// `ModuleOptimizer` has no `Debug`.
+struct OptimizerState(ModuleOptimizer);
+
+impl std::fmt::Debug for OptimizerState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ModuleOptimizer")
+    }
+}
+
+impl Trainer {
+    /// Trains `model`, which must live on an autodiff device (e.g.
+    /// `Device::flex().autodiff()`), with a fresh optimizer.
+    #[must_use]
+    pub fn new(model: PolicyValueNet, config: TrainConfig) -> Trainer {
+        Trainer {
+            optimizer: OptimizerState(config.optimizer()),
+            device: model.stem.conv.weight.val().device(),
+            model,
+            config,
+            steps: 0,
+        }
+    }
+
+    /// The device the model (and so each batch) lives on.
+    #[must_use]
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// One optimizer step on `batch` with learning rate `lr`; returns the losses before
+    /// the step.
+    pub fn step(&mut self, batch: &Batch, lr: f64) -> StepStats {
+        let l = losses(&self.model, batch, self.config.value_weight);
+        let stats = read_stats(batch.len(), &l);
+        let grads = GradientsParams::from_grads(l.total.backward(), &self.model);
+        self.model = self.optimizer.0.step(lr, self.model.clone(), grads);
+        self.steps += 1;
+        stats
+    }
+
+    /// The losses on `batch` without training (inference mode: batch norm uses its running
+    /// statistics).
+    #[must_use]
+    pub fn evaluate(&self, batch: &Batch) -> StepStats {
+        let model = self.model.valid();
+        let device = self.device.clone().without_autodiff();
+        let batch = Batch {
+            inputs: batch.inputs.clone().to_device(&device),
+            policy_targets: batch.policy_targets.clone().to_device(&device),
+            legal_mask: batch.legal_mask.clone().to_device(&device),
+            value_targets: batch.value_targets.clone().to_device(&device),
+        };
+        read_stats(
+            batch.len(),
+            &losses(&model, &batch, self.config.value_weight),
+        )
+    }
+
+    /// The model being trained.
+    #[must_use]
+    pub fn model(&self) -> &PolicyValueNet {
+        &self.model
+    }
+
+    /// The inference copy of the model (no autodiff, batch norm on its running statistics).
+    #[must_use]
+    pub fn inference_model(&self) -> PolicyValueNet {
+        self.model.valid()
+    }
+
+    /// The model, ending training.
+    #[must_use]
+    pub fn into_model(self) -> PolicyValueNet {
+        self.model
+    }
+
+    /// Optimizer steps taken by this trainer.
+    #[must_use]
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// The settings.
+    #[must_use]
+    pub fn config(&self) -> &TrainConfig {
+        &self.config
+    }
+}
+
+fn read_stats(samples: usize, l: &Losses) -> StepStats {
+    let scalar = |t: &Tensor<1>| t.clone().into_scalar::<f32>();
+    StepStats {
+        samples,
+        policy_loss: scalar(&l.policy),
+        value_loss: scalar(&l.value),
+        total_loss: scalar(&l.total),
+    }
+}
