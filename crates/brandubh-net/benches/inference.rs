@@ -8,12 +8,14 @@
 //! the fast path agree within 1e-4).
 
 use std::hint::black_box;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use brandubh_net::encoding::{self, INPUT_SIZE};
 use brandubh_net::train::{BatchBuilder, TrainConfig, Trainer};
-use brandubh_net::{FastNet, NetConfig};
+use brandubh_net::{FastNet, NetConfig, NetEvaluator};
 use brandubh_rules::{Game, Symmetry};
+use brandubh_search::{Evaluator, Leaf};
 use burn::tensor::Device;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -45,17 +47,50 @@ fn games(n: usize) -> Vec<Game> {
     out
 }
 
-/// Calls `f` (one batch of `batch` items) repeatedly for about `seconds`; items/s.
-fn rate(batch: usize, seconds: f64, mut f: impl FnMut()) -> f64 {
+/// CPU time (user + system) of this process so far, where `/proc` tells it.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0) // USER_HZ, 100 on Linux
+}
+
+/// Throughput of one measurement.
+#[derive(Clone, Copy)]
+struct Rate {
+    /// Items per wall-clock second.
+    wall: f64,
+    /// Items per second of CPU time (all threads), if known: robust to other load on the
+    /// machine, but counts rayon's idle spinning.
+    cpu: Option<f64>,
+}
+
+/// Calls `f` (one batch of `batch` items) repeatedly for about `seconds`.
+fn rate(batch: usize, seconds: f64, mut f: impl FnMut()) -> Rate {
     f(); // warm-up
     let budget = Duration::from_secs_f64(seconds);
+    let cpu_start = cpu_seconds();
     let start = Instant::now();
     let mut iters = 0u64;
     while start.elapsed() < budget || iters < 3 {
         f();
         iters += 1;
     }
-    (iters as f64 * batch as f64) / start.elapsed().as_secs_f64()
+    let items = iters as f64 * batch as f64;
+    let wall = items / start.elapsed().as_secs_f64();
+    let cpu = match (cpu_start, cpu_seconds()) {
+        (Some(a), Some(b)) if b - a >= 0.2 => Some(items / (b - a)),
+        _ => None,
+    };
+    Rate { wall, cpu }
+}
+
+fn show(r: Rate) -> String {
+    match r.cpu {
+        Some(cpu) => format!("{:>8.0} ({:>6.0})", r.wall, cpu),
+        None => format!("{:>8.0} (     -)", r.wall),
+    }
 }
 
 fn main() {
@@ -80,6 +115,7 @@ fn main() {
     };
     let device = Device::flex();
     let model = config.init(&device);
+    let folded = model.fold_batch_norm();
     let fast = FastNet::from_model(&model);
     let max_batch = batches.iter().copied().max().unwrap_or(1);
     let games = games(max_batch);
@@ -94,9 +130,10 @@ fn main() {
         config.flops_per_position() as f64 / 1e6,
         rayon::current_num_threads()
     );
+    println!("positions/s, wall clock (per CPU-second in parentheses)");
     println!(
-        "{:>6} {:>14} {:>14} {:>8}",
-        "batch", "burn pos/s", "fast pos/s", "ratio"
+        "{:>6} {:>17} {:>17} {:>17} {:>10}",
+        "batch", "burn", "burn+BN fold", "fast", "fast/burn"
     );
     for &b in &batches {
         let inputs = &all_inputs[..b * INPUT_SIZE];
@@ -112,14 +149,38 @@ fn main() {
         let burn_rate = rate(b, seconds, || {
             black_box(model.infer(black_box(inputs), &device));
         });
+        let folded_rate = rate(b, seconds, || {
+            black_box(folded.infer(black_box(inputs), &device));
+        });
         let fast_rate = rate(b, seconds, || {
             black_box(fast.forward(black_box(inputs)));
         });
         println!(
-            "{b:>6} {burn_rate:>14.0} {fast_rate:>14.0} {:>7.1}x",
-            fast_rate / burn_rate
+            "{b:>6} {} {} {} {:>9.1}x",
+            show(burn_rate),
+            show(folded_rate),
+            show(fast_rate),
+            fast_rate.wall / burn_rate.wall
         );
     }
+
+    // The evaluator end to end: encoding, forward pass, softmax over legal moves.
+    let eval_batch = batches
+        .iter()
+        .copied()
+        .filter(|&b| b <= 128)
+        .max()
+        .unwrap_or(1);
+    let leaves: Vec<Leaf> = games[..eval_batch].iter().map(Leaf::from_game).collect();
+    let mut evaluator = NetEvaluator::new(Arc::new(fast.clone())).with_random_symmetry(1);
+    let eval_rate = rate(eval_batch, seconds, || {
+        let out = evaluator.evaluate(black_box(&leaves));
+        assert_eq!(out.len(), leaves.len());
+    });
+    println!(
+        "NetEvaluator (fast path, random symmetry), batch {eval_batch}: {} leaves/s",
+        show(eval_rate)
+    );
 
     if env("BENCH_TRAIN", 1) != 0 {
         let batch_size = if smoke { 8 } else { 256 };
@@ -147,6 +208,9 @@ fn main() {
             last = trainer.step(&batch, 1e-3).total_loss;
         });
         assert!(last.is_finite(), "training loss {last}");
-        println!("training step (Adam, batch {batch_size}): {train_rate:.0} samples/s");
+        println!(
+            "training step (Adam, batch {batch_size}): {} samples/s",
+            show(train_rate)
+        );
     }
 }

@@ -38,7 +38,7 @@ pub mod train;
 pub use checkpoint::{CheckpointError, CheckpointMeta, SaveOptions};
 pub use evaluator::{NetEvaluator, legal_softmax};
 pub use fast::FastNet;
-pub use model::{NetConfig, NetOutput, PolicyValueNet};
+pub use model::{FoldedNet, NetConfig, NetOutput, PolicyValueNet};
 pub use train::{Batch, BatchBuilder, BatchError, OptimizerKind, StepStats, TrainConfig, Trainer};
 
 /// burn's device type, re-exported so callers need not depend on burn to pick one.
