@@ -3,7 +3,8 @@
 //!
 //! Run: `cargo bench -p brandubh-net --bench inference`. Settings from the environment:
 //! `BENCH_CHANNELS` (32), `BENCH_BLOCKS` (4), `BENCH_SECONDS` per measurement (1.0),
-//! `BENCH_BATCHES` (comma-separated, `1,8,32,128,512`), `BENCH_TRAIN=0` to skip training;
+//! `BENCH_BATCHES` (comma-separated, `1,8,32,128,512`), `BENCH_CHUNK` (positions per
+//! parallel task of the fast path, 16), `BENCH_TRAIN=0` to skip training;
 //! threads come from `RAYON_NUM_THREADS`. Each measurement checks what it computed (burn and
 //! the fast path agree within 1e-4).
 
@@ -116,7 +117,7 @@ fn main() {
     let device = Device::flex();
     let model = config.init(&device);
     let folded = model.fold_batch_norm();
-    let fast = FastNet::from_model(&model);
+    let fast = FastNet::from_model(&model).with_chunk_size(env("BENCH_CHUNK", 16));
     let max_batch = batches.iter().copied().max().unwrap_or(1);
     let games = games(max_batch);
     let mut all_inputs = Vec::with_capacity(max_batch * INPUT_SIZE);

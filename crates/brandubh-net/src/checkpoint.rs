@@ -454,3 +454,50 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The hash check stops corrupt files before burn parses them; this checks that the
+    /// parser behind it fails cleanly too, should a corrupt file ever get that far.
+    #[test]
+    fn corrupt_safetensors_bytes_give_errors_not_panics() {
+        let config = NetConfig::new().with_channels(4).with_blocks(1);
+        let device = Device::flex();
+        let good = weights_to_bytes(&config.init(&device)).expect("serialise");
+        assert!(weights_from_bytes(&config, good.clone(), &device).is_ok());
+        for len in [0, 4, 8, 9, 64, good.len() / 2, good.len() - 1] {
+            let result = weights_from_bytes(&config, good[..len].to_vec(), &device);
+            assert!(result.is_err(), "truncated to {len} bytes");
+        }
+        // Flips in the length prefix and the JSON header.
+        for at in [0, 1, 7, 8, 9, 20, 40, 100] {
+            let mut bad = good.clone();
+            bad[at] ^= 0x20;
+            let _ = weights_from_bytes(&config, bad, &device);
+        }
+        // Another config's weights.
+        let other = NetConfig::new().with_channels(6).with_blocks(1);
+        assert!(weights_from_bytes(&other, good, &device).is_err());
+    }
+
+    #[test]
+    fn paths_accept_a_stem_or_either_file() {
+        let want = (
+            PathBuf::from("d/ckpt-1.5.safetensors"),
+            PathBuf::from("d/ckpt-1.5.json"),
+        );
+        // A stem containing a dot keeps it.
+        assert_eq!(paths("d/ckpt-1.5"), want);
+        assert_eq!(paths("d/ckpt-1.5.json"), want);
+        assert_eq!(paths("d/ckpt-1.5.safetensors"), want);
+    }
+
+    #[test]
+    fn fnv1a64_matches_reference_values() {
+        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
+    }
+}

@@ -7,10 +7,11 @@ use std::path::PathBuf;
 
 use brandubh_net::checkpoint::{self, CheckpointError, SaveOptions};
 use brandubh_net::encoding::{self, INPUT_SIZE};
+use brandubh_net::train::{TrainConfig, Trainer};
 use brandubh_net::{NetConfig, PolicyValueNet};
 use burn::module::Module;
 use burn::tensor::Device;
-use common::{max_diff, random_leaves, trained_model};
+use common::{max_diff, random_batch, random_leaves, trained_model};
 
 /// A fresh directory under the system temp dir, removed on drop.
 struct TempDir(PathBuf);
@@ -75,6 +76,14 @@ fn autodiff_trained_model_loads_on_plain_flex_with_equal_outputs() {
     let (resumed, _) =
         checkpoint::load(dir.0.join("ckpt-4"), &plain.autodiff(), None).expect("load");
     assert!(max_diff(&outputs(&resumed).0, &a.0) < 1e-5);
+    // ... and its parameters still train.
+    let mut trainer = Trainer::new(resumed, TrainConfig::default());
+    let batch = random_batch(8, 2).build(trainer.device());
+    trainer.step(&batch, 1e-2);
+    assert!(
+        max_diff(&outputs(trainer.model()).0, &a.0) > 1e-4,
+        "weights did not move"
+    );
     // Saving again over the same name replaces it.
     checkpoint::save(dir.0.join("ckpt-4"), &loaded, &SaveOptions::at_step(5)).expect("resave");
     assert_eq!(

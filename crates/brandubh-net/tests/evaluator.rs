@@ -92,3 +92,12 @@ fn single_leaf_batches_work() {
         assert!(max_diff(&one[0].priors, &batch[i].priors) < 1e-6);
     }
 }
+
+#[test]
+fn evaluators_and_weights_can_move_between_threads() {
+    fn send<T: Send>() {}
+    fn send_sync<T: Send + Sync>() {}
+    send::<NetEvaluator>();
+    send_sync::<FastNet>();
+    send_sync::<brandubh_net::PolicyValueNet>();
+}
