@@ -4,9 +4,11 @@
 //! - `dir/ckpt-000120.safetensors`: every tensor of the model (burn's
 //!   `SafetensorsStore`), batch-norm running statistics included;
 //! - `dir/ckpt-000120.json`: [`CheckpointMeta`] — format, encoding version, model config,
-//!   training step, size and FNV-1a 64 hash of the weights file, free-form extras.
+//!   training step, size and FNV-1a 64 hash of the weights file, free-form extras;
+//! - with [`save_training`] also `dir/ckpt-000120.optim.bpk`: the optimizer state, so that
+//!   [`load_training`] resumes a [`Trainer`] exactly.
 //!
-//! Both are written atomically (temporary sibling, `fsync`, rename), the weights first and the
+//! Each file is written atomically (temporary sibling, `fsync`, rename), the weights first and the
 //! metadata last: a checkpoint is complete exactly when its metadata file exists, and a crash
 //! never leaves a half-written file under either name. Loading checks the format, the
 //! encoding version, the expected config (if given), the size and hash of the weights and
@@ -34,14 +36,15 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use burn::module::Module;
+use burn::module::{Module, ModuleMapper, ModuleVisitor, Param, ParamId};
 use burn::store::{ModuleSnapshot, SafetensorsStore};
-use burn::tensor::Device;
+use burn::tensor::{Bytes, Device, Tensor};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::encoding::ENCODING_VERSION;
 use crate::model::{NetConfig, PolicyValueNet};
+use crate::train::{TrainConfig, Trainer};
 
 /// The `format` field of every metadata file.
 pub const FORMAT: &str = "brandubh-net-checkpoint";
@@ -109,6 +112,14 @@ pub enum CheckpointError {
         /// What does not match.
         reason: String,
     },
+    /// The optimizer state could not be written or read back.
+    #[error("{}: optimizer state: {reason}", path.display())]
+    Optimizer {
+        /// The optimizer state file.
+        path: PathBuf,
+        /// burn's report.
+        reason: String,
+    },
     /// The weights file does not fit the model its metadata describes.
     #[error("{}: weights do not fit the model: {reason}", path.display())]
     Weights {
@@ -145,6 +156,26 @@ pub struct CheckpointMeta {
     /// Anything else the trainer wants to keep (learning rate, games played, …).
     #[serde(default)]
     pub extra: BTreeMap<String, serde_json::Value>,
+    /// The optimizer state file, when written by [`save_training`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optimizer: Option<OptimizerMeta>,
+    /// Ids of the model's tensors in visiting order, when written by [`save_training`]: the
+    /// optimizer state is keyed by them, so a resumed model gets them back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub param_ids: Vec<u64>,
+}
+
+/// The optimizer state file of a checkpoint (burn's burnpack format).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OptimizerMeta {
+    /// Name of the file, in the metadata file's directory.
+    pub file: String,
+    /// Size in bytes.
+    pub bytes: u64,
+    /// FNV-1a 64 hash, 16 hex digits.
+    pub fnv1a64: String,
+    /// The trainer's settings; the state is restored only into the same kind of optimizer.
+    pub train_config: TrainConfig,
 }
 
 /// What [`save`] records besides the weights.
@@ -185,6 +216,17 @@ pub fn paths(path: impl AsRef<Path>) -> (PathBuf, PathBuf) {
     (with(WEIGHTS_EXTENSION), with(META_EXTENSION))
 }
 
+/// The optimizer state file of checkpoint `path` (`dir/ckpt-12.optim.bpk`), written by
+/// [`save_training`].
+#[must_use]
+pub fn optimizer_path(path: impl AsRef<Path>) -> PathBuf {
+    let (weights, _) = paths(path);
+    weights.with_extension(OPTIMIZER_EXTENSION)
+}
+
+/// Extension of the optimizer state file.
+pub const OPTIMIZER_EXTENSION: &str = "optim.bpk";
+
 /// Saves `model` as the checkpoint `path` (a stem or either file name; see [`paths`]),
 /// replacing any checkpoint of that name. Returns the metadata written.
 pub fn save(
@@ -192,15 +234,47 @@ pub fn save(
     model: &PolicyValueNet,
     options: &SaveOptions,
 ) -> Result<CheckpointMeta, CheckpointError> {
+    save_impl(path.as_ref(), model, options, None)
+}
+
+/// Saves a [`Trainer`]: its model as [`save`] does, plus the optimizer state (a third file,
+/// [`optimizer_path`]) and the ids that key it, so that [`load_training`] resumes exactly.
+/// [`SaveOptions::step`] is recorded as given (usually `trainer.steps()`).
+pub fn save_training(
+    path: impl AsRef<Path>,
+    trainer: &Trainer,
+    options: &SaveOptions,
+) -> Result<CheckpointMeta, CheckpointError> {
+    save_impl(path.as_ref(), trainer.model(), options, Some(trainer))
+}
+
+fn save_impl(
+    path: &Path,
+    model: &PolicyValueNet,
+    options: &SaveOptions,
+    trainer: Option<&Trainer>,
+) -> Result<CheckpointMeta, CheckpointError> {
     let (weights_path, meta_path) = paths(path);
     let bytes = weights_to_bytes(model).map_err(|reason| CheckpointError::Weights {
         path: weights_path.clone(),
         reason,
     })?;
-    let weights_file = weights_path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let optimizer = match trainer {
+        Some(t) => {
+            let opt_path = optimizer_path(path);
+            let opt_bytes = t
+                .optimizer()
+                .into_bytes()
+                .map_err(|e| CheckpointError::Optimizer {
+                    path: opt_path.clone(),
+                    reason: format!("{e:?}"),
+                })?
+                .to_vec();
+            Some((opt_path, opt_bytes, *t.config()))
+        }
+        None => None,
+    };
+    let weights_file = file_name(&weights_path);
     let meta = CheckpointMeta {
         format: FORMAT.to_string(),
         format_version: FORMAT_VERSION,
@@ -215,6 +289,17 @@ pub fn save(
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),
         extra: options.extra.clone(),
+        optimizer: optimizer.as_ref().map(|(p, b, config)| OptimizerMeta {
+            file: file_name(p),
+            bytes: b.len() as u64,
+            fnv1a64: format!("{:016x}", fnv1a64(b)),
+            train_config: *config,
+        }),
+        param_ids: if trainer.is_some() {
+            param_ids(model)
+        } else {
+            Vec::new()
+        },
     };
     let json = serde_json::to_vec_pretty(&meta).map_err(|e| CheckpointError::Metadata {
         path: meta_path.clone(),
@@ -232,6 +317,9 @@ pub fn save(
         }
     }
     write_atomic(&weights_path, &bytes)?;
+    if let Some((opt_path, opt_bytes, _)) = &optimizer {
+        write_atomic(opt_path, opt_bytes)?;
+    }
     write_atomic(&meta_path, &json)?;
     Ok(meta)
 }
@@ -285,12 +373,18 @@ pub fn read_meta(path: impl AsRef<Path>) -> Result<CheckpointMeta, CheckpointErr
     {
         return Err(bad(format!("implausible model config {c:?}")));
     }
-    if meta.weights_file.is_empty()
-        || Path::new(&meta.weights_file).file_name() != Some(meta.weights_file.as_ref())
-    {
+    if !is_plain_file_name(&meta.weights_file) {
         return Err(bad(format!(
             "weights file {:?} is not a plain file name",
             meta.weights_file
+        )));
+    }
+    if let Some(opt) = &meta.optimizer
+        && !is_plain_file_name(&opt.file)
+    {
+        return Err(bad(format!(
+            "optimizer file {:?} is not a plain file name",
+            opt.file
         )));
     }
     Ok(meta)
@@ -323,24 +417,12 @@ pub fn load(
         path: weights_path.clone(),
         source,
     })?;
-    let corrupt = |reason: String| CheckpointError::Corrupt {
-        path: weights_path.clone(),
-        reason,
-    };
-    if bytes.len() as u64 != meta.weights_bytes {
-        return Err(corrupt(format!(
-            "{} bytes, metadata says {}",
-            bytes.len(),
-            meta.weights_bytes
-        )));
-    }
-    let hash = format!("{:016x}", fnv1a64(&bytes));
-    if hash != meta.weights_fnv1a64 {
-        return Err(corrupt(format!(
-            "FNV-1a 64 hash {hash}, metadata says {}",
-            meta.weights_fnv1a64
-        )));
-    }
+    check_file(
+        &weights_path,
+        &bytes,
+        meta.weights_bytes,
+        &meta.weights_fnv1a64,
+    )?;
     let model = weights_from_bytes(&meta.config, bytes, device).map_err(|reason| {
         CheckpointError::Weights {
             path: weights_path.clone(),
@@ -348,6 +430,117 @@ pub fn load(
         }
     })?;
     Ok((model, meta))
+}
+
+/// Resumes training from checkpoint `path`: the model on `device` (an autodiff device,
+/// e.g. `Device::flex().autodiff()`), a [`Trainer`] with `config` whose step count starts
+/// at the checkpoint's step, and, when the checkpoint was written by [`save_training`] with
+/// the same kind of optimizer, the optimizer state (Adam moments, momentum buffers);
+/// otherwise a fresh optimizer.
+pub fn load_training(
+    path: impl AsRef<Path>,
+    device: &Device,
+    expected: Option<&NetConfig>,
+    config: TrainConfig,
+) -> Result<(Trainer, CheckpointMeta), CheckpointError> {
+    let (_, meta_path) = paths(path.as_ref());
+    let (mut model, meta) = load(&meta_path, device, expected)?;
+    let mut optimizer = config.optimizer();
+    if let Some(opt) = &meta.optimizer
+        && opt.train_config.optimizer == config.optimizer
+    {
+        let bad_meta = |reason: String| CheckpointError::Metadata {
+            path: meta_path.clone(),
+            reason,
+        };
+        let expected_ids = param_ids(&model).len();
+        if meta.param_ids.len() != expected_ids {
+            return Err(bad_meta(format!(
+                "{} parameter ids for a model with {expected_ids} tensors",
+                meta.param_ids.len()
+            )));
+        }
+        model = model.map(&mut SetParamIds {
+            ids: &meta.param_ids,
+            next: 0,
+        });
+        let opt_path = meta_path.parent().unwrap_or(Path::new("")).join(&opt.file);
+        let bytes = fs::read(&opt_path).map_err(|source| CheckpointError::Io {
+            path: opt_path.clone(),
+            source,
+        })?;
+        check_file(&opt_path, &bytes, opt.bytes, &opt.fnv1a64)?;
+        optimizer = optimizer
+            .from_bytes(Bytes::from_bytes_vec(bytes))
+            .map_err(|e| CheckpointError::Optimizer {
+                path: opt_path,
+                reason: format!("{e:?}"),
+            })?;
+    }
+    let trainer = Trainer::from_parts(model, optimizer, config, meta.step);
+    Ok((trainer, meta))
+}
+
+/// Ids of every tensor of `model` (parameters and running statistics), in visiting order.
+fn param_ids(model: &PolicyValueNet) -> Vec<u64> {
+    struct Ids(Vec<u64>);
+    impl ModuleVisitor for Ids {
+        fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+            self.0.push(param.id.val());
+        }
+    }
+    let mut ids = Ids(Vec::new());
+    model.visit(&mut ids);
+    ids.0
+}
+
+/// Gives the tensors of a module the ids `ids`, in visiting order.
+struct SetParamIds<'a> {
+    ids: &'a [u64],
+    next: usize,
+}
+
+impl ModuleMapper for SetParamIds<'_> {
+    fn map_float<const D: usize>(&mut self, mut param: Param<Tensor<D>>) -> Param<Tensor<D>> {
+        if let Some(&id) = self.ids.get(self.next) {
+            param.id = ParamId::from(id);
+        }
+        self.next += 1;
+        param
+    }
+}
+
+/// Whether `name` is a non-empty file name without directories.
+fn is_plain_file_name(name: &str) -> bool {
+    !name.is_empty() && Path::new(name).file_name() == Some(name.as_ref())
+}
+
+/// The file name of `path`, or an empty string.
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Checks a file's size and hash against its metadata.
+fn check_file(path: &Path, bytes: &[u8], size: u64, hash: &str) -> Result<(), CheckpointError> {
+    let corrupt = |reason: String| CheckpointError::Corrupt {
+        path: path.to_path_buf(),
+        reason,
+    };
+    if bytes.len() as u64 != size {
+        return Err(corrupt(format!(
+            "{} bytes, metadata says {size}",
+            bytes.len()
+        )));
+    }
+    let actual = format!("{:016x}", fnv1a64(bytes));
+    if actual != hash {
+        return Err(corrupt(format!(
+            "FNV-1a 64 hash {actual}, metadata says {hash}"
+        )));
+    }
+    Ok(())
 }
 
 /// The version of burn this crate is built against (pinned in the workspace).

@@ -476,10 +476,33 @@ impl Trainer {
         self.model
     }
 
-    /// Optimizer steps taken by this trainer.
+    /// Optimizer steps behind the model: those of this trainer, plus the checkpoint's step
+    /// when it was resumed with [`crate::checkpoint::load_training`].
     #[must_use]
     pub fn steps(&self) -> u64 {
         self.steps
+    }
+
+    /// The optimizer and its state (moments, momentum buffers).
+    #[must_use]
+    pub fn optimizer(&self) -> &ModuleOptimizer {
+        &self.optimizer.0
+    }
+
+    /// A trainer from its parts (used to resume from a checkpoint).
+    pub(crate) fn from_parts(
+        model: PolicyValueNet,
+        optimizer: ModuleOptimizer,
+        config: TrainConfig,
+        steps: u64,
+    ) -> Trainer {
+        Trainer {
+            device: model.stem.conv.weight.val().device(),
+            model,
+            optimizer: OptimizerState(optimizer),
+            config,
+            steps,
+        }
     }
 
     /// The settings.

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use brandubh_net::checkpoint::{self, CheckpointError, SaveOptions};
 use brandubh_net::encoding::{self, INPUT_SIZE};
-use brandubh_net::train::{TrainConfig, Trainer};
+use brandubh_net::train::{OptimizerKind, TrainConfig, Trainer};
 use brandubh_net::{NetConfig, PolicyValueNet};
 use burn::module::Module;
 use burn::tensor::Device;
@@ -248,4 +248,78 @@ fn checkpoint_size_is_reported() {
         "default checkpoint: {} bytes of weights",
         meta.weights_bytes
     );
+}
+
+#[test]
+fn training_checkpoint_resumes_the_optimizer_exactly() {
+    let dir = TempDir::new("resume");
+    let device = Device::flex().autodiff();
+    for optimizer in [OptimizerKind::Adam, OptimizerKind::Sgd { momentum: 0.9 }] {
+        let config = TrainConfig {
+            optimizer,
+            ..TrainConfig::default()
+        };
+        let mut a = Trainer::new(small().init(&device), config);
+        let batch = random_batch(8, 6).build(a.device());
+        for _ in 0..3 {
+            a.step(&batch, 1e-2);
+        }
+        let stem = dir.0.join("t");
+        let meta =
+            checkpoint::save_training(&stem, &a, &SaveOptions::at_step(a.steps())).expect("save");
+        assert!(meta.optimizer.is_some());
+        assert!(checkpoint::optimizer_path(&stem).exists());
+
+        let (mut b, meta) =
+            checkpoint::load_training(&stem, &device, Some(&small()), config).expect("resume");
+        assert_eq!(meta.step, 3);
+        assert_eq!(b.steps(), 3);
+        // A plain load gets a fresh optimizer.
+        let (model, _) = checkpoint::load(&stem, &device, None).expect("load");
+        let mut fresh = Trainer::new(model, config);
+
+        a.step(&batch, 1e-2);
+        b.step(&batch, 1e-2);
+        fresh.step(&batch, 1e-2);
+        assert_eq!(b.steps(), 4);
+        let (oa, ob, of) = (
+            outputs(a.model()),
+            outputs(b.model()),
+            outputs(fresh.model()),
+        );
+        assert!(
+            max_diff(&oa.0, &ob.0) < 1e-6,
+            "{optimizer:?}: resumed step differs"
+        );
+        assert!(max_diff(&oa.1, &ob.1) < 1e-6);
+        assert!(
+            max_diff(&oa.0, &of.0) > 1e-5,
+            "{optimizer:?}: fresh optimizer should differ"
+        );
+    }
+}
+
+#[test]
+fn corrupt_optimizer_state_is_reported() {
+    let dir = TempDir::new("optcorrupt");
+    let device = Device::flex().autodiff();
+    let mut t = Trainer::new(small().init(&device), TrainConfig::default());
+    let batch = random_batch(4, 8).build(t.device());
+    t.step(&batch, 1e-2);
+    let stem = dir.0.join("o");
+    checkpoint::save_training(&stem, &t, &SaveOptions::at_step(1)).expect("save");
+    let path = checkpoint::optimizer_path(&stem);
+    let good = fs::read(&path).expect("read");
+    fs::write(&path, &good[..good.len() / 2]).expect("write");
+    let err = checkpoint::load_training(&stem, &device, None, TrainConfig::default()).unwrap_err();
+    assert!(matches!(err, CheckpointError::Corrupt { .. }), "{err}");
+    assert!(err.to_string().contains("o.optim.bpk"), "{err}");
+    // The weights alone still load.
+    checkpoint::load(&stem, &Device::flex(), None).expect("weights load");
+    // Another optimizer kind ignores the saved state.
+    let sgd = TrainConfig {
+        optimizer: OptimizerKind::Sgd { momentum: 0.9 },
+        ..TrainConfig::default()
+    };
+    checkpoint::load_training(&stem, &device, None, sgd).expect("fresh sgd");
 }
