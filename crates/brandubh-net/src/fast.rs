@@ -594,3 +594,51 @@ fn dense<S: Simd, const MR: usize, const NV: usize>(
         tile += MR;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use burn::tensor::Device;
+
+    /// Every kernel variant (scalar 4×4, AVX2 6×16, AVX-512 8×32 where the CPU has it)
+    /// agrees with burn.
+    #[test]
+    fn every_instruction_set_gives_burns_outputs() {
+        let device = Device::flex();
+        let model = NetConfig::new()
+            .with_channels(12)
+            .with_blocks(1)
+            .init(&device);
+        let base = FastNet::from_model(&model);
+        let start = brandubh_rules::Position::start();
+        let mut inputs = crate::encoding::encode(&start, 1);
+        for mv in start.legal_moves().iter().take(10) {
+            let next = start.play_unchecked(*mv).position;
+            inputs.extend(crate::encoding::encode(&next, 2));
+        }
+        let (logits, values) = model.infer(&inputs, &device);
+        #[allow(unused_mut)]
+        let mut arches = vec![("scalar", Arch::Scalar)];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if let Some(v3) = pulp::x86::V3::try_new() {
+                arches.push(("avx2", Arch::V3(v3)));
+            }
+            if let Some(v4) = pulp::x86::V4::try_new() {
+                arches.push(("avx512", Arch::V4(v4)));
+            }
+        }
+        for (name, arch) in arches {
+            let mut net = base.clone();
+            net.arch = ArchDebug(arch);
+            let out = net.forward(&inputs);
+            let diff = logits
+                .iter()
+                .chain(&values)
+                .zip(out.policy_logits.iter().chain(&out.values))
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0f32, f32::max);
+            assert!(diff < 1e-4, "{name}: differs from burn by {diff}");
+        }
+    }
+}
