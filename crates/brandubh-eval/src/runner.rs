@@ -1,0 +1,505 @@
+//! Playing matches: [`run_matches`] plays N two-game matches between two agents in
+//! parallel, each from its own seeded opening, and sums them up in a [`MatchReport`].
+//!
+//! Results do not depend on the number of threads: every game's players are seeded from
+//! the match seed, the match index and the game, and the reports list matches in order.
+//! (Agents with a time limit are the exception: how deep they get depends on the machine.)
+
+use std::fmt;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Instant;
+
+use brandubh_rules::Side;
+use brandubh_search::Player;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::agent::PlayerFactory;
+use crate::elo::EloInterval;
+use crate::error::EvalError;
+use crate::openings::{Opening, OpeningConfig, Openings};
+use crate::scoring::{Contestant, GameRecord, MatchResult, score_match};
+use crate::seeds::mix;
+
+/// The ply cap of evaluation games unless set otherwise.
+pub const DEFAULT_PLY_CAP: u32 = 200;
+/// Most matches one call may play.
+pub const MAX_MATCHES: u32 = 1_000_000;
+/// Highest ply cap.
+pub const MAX_PLY_CAP: u32 = 10_000;
+
+/// How a series of matches is played.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatchConfig {
+    /// Matches (two games each), 1 to [`MAX_MATCHES`]. Default 20.
+    pub matches: u32,
+    /// Worker threads; 0 uses every core. Default 0.
+    pub threads: usize,
+    /// Seed of the openings and of every player. Default 0.
+    pub seed: u64,
+    /// A game still running after this many plies (opening included) stops unfinished,
+    /// 1 to [`MAX_PLY_CAP`]. Default [`DEFAULT_PLY_CAP`].
+    pub ply_cap: u32,
+    /// How openings are drawn.
+    pub openings: OpeningConfig,
+    /// Index of the first match: matches `first_match..first_match + matches` of the seed's
+    /// stream are played (their openings and seeds), so more can be added later. Default 0.
+    pub first_match: u32,
+}
+
+impl Default for MatchConfig {
+    fn default() -> Self {
+        MatchConfig {
+            matches: 20,
+            threads: 0,
+            seed: 0,
+            ply_cap: DEFAULT_PLY_CAP,
+            openings: OpeningConfig::default(),
+            first_match: 0,
+        }
+    }
+}
+
+impl MatchConfig {
+    /// Checks every field; the error names the first bad one.
+    pub fn validate(&self) -> Result<(), EvalError> {
+        if !(1..=MAX_MATCHES).contains(&self.matches) {
+            return Err(EvalError::setting("matches", self.matches, "1 to 1000000"));
+        }
+        if !(1..=MAX_PLY_CAP).contains(&self.ply_cap) {
+            return Err(EvalError::setting("ply_cap", self.ply_cap, "1 to 10000"));
+        }
+        if self.threads > 1024 {
+            return Err(EvalError::setting(
+                "threads",
+                self.threads,
+                "0 (all cores) to 1024",
+            ));
+        }
+        if self.first_match.checked_add(self.matches).is_none() {
+            return Err(EvalError::setting(
+                "first_match",
+                self.first_match,
+                "a smaller index",
+            ));
+        }
+        self.openings.validate()
+    }
+}
+
+/// One match: its opening and both games (A is White in the first, B in the second).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatchRecord {
+    /// Index of the match in its seed's stream.
+    pub index: u32,
+    /// The opening's moves, space-separated (`"d5-c5 c7-c6"`).
+    pub opening: String,
+    /// The two games.
+    pub games: [GameRecord; 2],
+    /// The result (RULES.md, "Matches").
+    pub result: MatchResult,
+}
+
+/// Wins, draws and losses, from one contestant's view.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    /// Won.
+    pub wins: u32,
+    /// Drawn.
+    pub draws: u32,
+    /// Lost.
+    pub losses: u32,
+}
+
+impl Record {
+    /// Counts one result for `who`.
+    pub fn add(&mut self, result: MatchResult, who: Contestant) {
+        match result.winner() {
+            Some(w) if w == who => self.wins += 1,
+            Some(_) => self.losses += 1,
+            None => self.draws += 1,
+        }
+    }
+
+    /// Total counted.
+    #[must_use]
+    pub const fn total(&self) -> u32 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// (wins + draws/2) / total; 0.5 when empty.
+    #[must_use]
+    pub fn score(&self) -> f64 {
+        if self.total() == 0 {
+            0.5
+        } else {
+            (f64::from(self.wins) + 0.5 * f64::from(self.draws)) / f64::from(self.total())
+        }
+    }
+}
+
+/// Game-level counts of a series of matches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameStats {
+    /// Games played.
+    pub games: u32,
+    /// Games A won playing White.
+    pub a_wins_as_white: u32,
+    /// Games A won playing Black.
+    pub a_wins_as_black: u32,
+    /// Games B won playing White.
+    pub b_wins_as_white: u32,
+    /// Games B won playing Black.
+    pub b_wins_as_black: u32,
+    /// Games stopped by the ply cap.
+    pub unfinished: u32,
+}
+
+/// What the matches of [`run_matches`] came to. Serializes to the JSON printed by
+/// `brandubh match --json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchReport {
+    /// Agent A (canonical spec or label).
+    pub a: String,
+    /// Agent B.
+    pub b: String,
+    /// The seed of openings and players.
+    pub seed: u64,
+    /// The ply cap.
+    pub ply_cap: u32,
+    /// Matches played.
+    pub matches: u32,
+    /// A's match record.
+    pub record: Record,
+    /// A's match score: (wins + draws/2) / matches.
+    pub match_score: f64,
+    /// Game counts.
+    pub games: GameStats,
+    /// A's game score: (games won + unfinished/2) / games.
+    pub game_score: f64,
+    /// Mean length of the games, in plies (openings included).
+    pub mean_game_plies: f64,
+    /// Elo of A minus Elo of B with its 95 % interval, from the **game** score (the scale
+    /// of the Bradley–Terry ladder, which also rates games). The interval is a Wilson
+    /// interval that takes each *match* as one trial scoring its mean game points (0, ½
+    /// or 1): the two games of a match share an opening and are not independent, and
+    /// counting them as one trial is the conservative choice. `null` bounds in JSON are
+    /// unbounded (a game score of exactly 0 or 1).
+    pub elo: EloInterval,
+    /// Wall time, in seconds.
+    pub seconds: f64,
+    /// Every match, in index order.
+    pub match_records: Vec<MatchRecord>,
+}
+
+impl MatchReport {
+    /// Sums up `records` (matches between `a` and `b`).
+    #[must_use]
+    pub fn from_records(
+        a: String,
+        b: String,
+        seed: u64,
+        ply_cap: u32,
+        match_records: Vec<MatchRecord>,
+        seconds: f64,
+    ) -> MatchReport {
+        let mut record = Record::default();
+        let mut games = GameStats::default();
+        let mut a_points = 0.0;
+        let mut plies = 0u64;
+        for m in &match_records {
+            record.add(m.result, Contestant::A);
+            for g in &m.games {
+                games.games += 1;
+                plies += u64::from(g.plies);
+                a_points += g.points(Contestant::A);
+                match (g.winner, g.white == g.winner.unwrap_or(g.white)) {
+                    (None, _) => games.unfinished += 1,
+                    (Some(Contestant::A), true) => games.a_wins_as_white += 1,
+                    (Some(Contestant::A), false) => games.a_wins_as_black += 1,
+                    (Some(Contestant::B), true) => games.b_wins_as_white += 1,
+                    (Some(Contestant::B), false) => games.b_wins_as_black += 1,
+                }
+            }
+        }
+        let n = match_records.len() as u32;
+        let game_score = if games.games == 0 {
+            0.5
+        } else {
+            a_points / f64::from(games.games)
+        };
+        MatchReport {
+            a,
+            b,
+            seed,
+            ply_cap,
+            matches: n,
+            record,
+            match_score: record.score(),
+            games,
+            game_score,
+            mean_game_plies: if games.games == 0 {
+                0.0
+            } else {
+                plies as f64 / f64::from(games.games)
+            },
+            elo: EloInterval::from_score(game_score, f64::from(n)),
+            seconds,
+            match_records,
+        }
+    }
+
+    /// Whether A scores at least `threshold` of the matches (gating a new network).
+    #[must_use]
+    pub fn passes(&self, threshold: f64) -> bool {
+        self.match_score >= threshold
+    }
+
+    /// The match record of A as a line item of the training metrics (`metrics.jsonl`),
+    /// against `opponent` (e.g. `"previous"`).
+    #[must_use]
+    pub fn summary(&self, opponent: &str) -> brandubh_train::metrics::MatchSummary {
+        brandubh_train::metrics::MatchSummary {
+            opponent: opponent.to_owned(),
+            matches: self.matches,
+            wins: self.record.wins,
+            draws: self.record.draws,
+            losses: self.record.losses,
+        }
+    }
+}
+
+/// `+123`, `-45`, `+inf`, `-inf`.
+pub(crate) fn signed(v: f64) -> String {
+    if v.is_nan() {
+        "?".to_owned()
+    } else if v.is_infinite() {
+        if v > 0.0 { "+inf" } else { "-inf" }.to_owned()
+    } else {
+        format!("{v:+.0}")
+    }
+}
+
+impl fmt::Display for MatchReport {
+    /// A few lines for people; `--json` gives everything.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let r = &self.record;
+        let g = &self.games;
+        writeln!(
+            f,
+            "{} vs {}: {} matches, seed {}, ply cap {}",
+            self.a, self.b, self.matches, self.seed, self.ply_cap
+        )?;
+        writeln!(
+            f,
+            "matches  {} W / {} D / {} L for {} (match score {:.3})",
+            r.wins, r.draws, r.losses, self.a, self.match_score
+        )?;
+        writeln!(
+            f,
+            "games    {} wins {} as White, {} as Black; {} wins {} as White, {} as Black; {} unfinished (game score {:.3})",
+            self.a,
+            g.a_wins_as_white,
+            g.a_wins_as_black,
+            self.b,
+            g.b_wins_as_white,
+            g.b_wins_as_black,
+            g.unfinished,
+            self.game_score
+        )?;
+        writeln!(
+            f,
+            "length   {:.1} plies per game on average",
+            self.mean_game_plies
+        )?;
+        write!(
+            f,
+            "elo      {} - {} = {} (95% interval {} to {}), from the game score",
+            self.a,
+            self.b,
+            signed(self.elo.elo),
+            signed(self.elo.low),
+            signed(self.elo.high)
+        )
+    }
+}
+
+/// Progress of [`run_matches`], given to its callback after every finished match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Matches finished.
+    pub done: u32,
+    /// Matches to play.
+    pub total: u32,
+    /// A's record so far.
+    pub record: Record,
+}
+
+/// Plays one game from `opening` between `white` and `black`, stopping at `ply_cap`.
+/// `white_is` says which contestant plays White. Returns the game record, or who failed at
+/// which ply, with the error.
+fn play_game(
+    white: &mut dyn Player,
+    black: &mut dyn Player,
+    white_is: Contestant,
+    opening: &Opening,
+    ply_cap: u32,
+) -> Result<GameRecord, (Contestant, usize, String)> {
+    let mut game = opening
+        .game()
+        .map_err(|e| (white_is, 0, format!("opening {opening}: {e}")))?;
+    while !game.is_over() && game.ply() < ply_cap as usize {
+        let (chosen, who) = match game.side_to_move() {
+            Side::White => (white.choose(&game), white_is),
+            Side::Black => (black.choose(&game), white_is.other()),
+        };
+        let mv = chosen.map_err(|e| (who, game.ply(), e.to_string()))?;
+        game.play(mv)
+            .map_err(|e| (who, game.ply(), format!("chose an illegal move: {e}")))?;
+    }
+    let plies = game.ply() as u32;
+    Ok(match game.outcome() {
+        Some(o) => {
+            let winner = if o.winner == Side::White {
+                white_is
+            } else {
+                white_is.other()
+            };
+            GameRecord::won(white_is, winner, o.reason, plies)
+        }
+        None => GameRecord::capped(white_is, plies),
+    })
+}
+
+/// The seed of `who`'s player in game `game` (0 or 1) of match `index`.
+#[must_use]
+pub fn player_seed(seed: u64, index: u32, game: u32, who: Contestant) -> u64 {
+    mix(
+        seed,
+        &[u64::from(index), u64::from(game), who.index() as u64],
+    )
+}
+
+/// Plays game `game` (0: A is White, 1: B is White) of match `index` from `opening`.
+pub fn play_match_game(
+    a: &dyn PlayerFactory,
+    b: &dyn PlayerFactory,
+    index: u32,
+    game: u32,
+    opening: &Opening,
+    seed: u64,
+    ply_cap: u32,
+) -> Result<GameRecord, EvalError> {
+    let mut pa = a.player(player_seed(seed, index, game, Contestant::A), ply_cap)?;
+    let mut pb = b.player(player_seed(seed, index, game, Contestant::B), ply_cap)?;
+    let result = if game == 0 {
+        play_game(&mut *pa, &mut *pb, Contestant::A, opening, ply_cap)
+    } else {
+        play_game(&mut *pb, &mut *pa, Contestant::B, opening, ply_cap)
+    };
+    result.map_err(|(who, ply, cause)| EvalError::Player {
+        agent: match who {
+            Contestant::A => a.name(),
+            Contestant::B => b.name(),
+        },
+        index,
+        game: game + 1,
+        ply,
+        cause,
+    })
+}
+
+/// Plays `config.matches` matches between `a` and `b` on `config.threads` threads and sums
+/// them up. `progress` is called (from worker threads) after each finished match.
+pub fn run_matches(
+    a: &dyn PlayerFactory,
+    b: &dyn PlayerFactory,
+    config: &MatchConfig,
+    progress: &(dyn Fn(&Progress) + Sync),
+) -> Result<MatchReport, EvalError> {
+    config.validate()?;
+    let started = Instant::now();
+    let first = config.first_match as usize;
+    let openings: Vec<Opening> = Openings::with_config(config.seed, config.openings.clone())?
+        .skip(first)
+        .take(config.matches as usize)
+        .collect();
+    if openings.len() < config.matches as usize {
+        return Err(EvalError::setting(
+            "openings",
+            "too strict",
+            "a config that some random openings pass",
+        ));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads)
+        .thread_name(|i| format!("brandubh-eval-{i}"))
+        .build()
+        .map_err(|e| EvalError::Threads {
+            threads: config.threads,
+            cause: e.to_string(),
+        })?;
+    // Each match's first finished game waits here for its second one.
+    let halves: Vec<Mutex<Option<GameRecord>>> =
+        (0..config.matches).map(|_| Mutex::new(None)).collect();
+    let done = AtomicU32::new(0);
+    let tally = Mutex::new(Record::default());
+    let games: Vec<(usize, GameRecord)> = pool.install(|| {
+        (0..openings.len() * 2)
+            .into_par_iter()
+            .map(|task| {
+                let (m, game) = (task / 2, (task % 2) as u32);
+                let index = (first + m) as u32;
+                let record =
+                    play_match_game(a, b, index, game, &openings[m], config.seed, config.ply_cap)?;
+                let other = {
+                    let mut half = halves[m].lock().unwrap_or_else(|e| e.into_inner());
+                    let other = half.take();
+                    if other.is_none() {
+                        *half = Some(record);
+                    }
+                    other
+                };
+                if let Some(other) = other {
+                    let (g1, g2) = if game == 0 {
+                        (record, other)
+                    } else {
+                        (other, record)
+                    };
+                    let result = score_match(&g1, &g2);
+                    let record_now = {
+                        let mut t = tally.lock().unwrap_or_else(|e| e.into_inner());
+                        t.add(result, Contestant::A);
+                        *t
+                    };
+                    let done = done.fetch_add(1, Ordering::SeqCst) + 1;
+                    progress(&Progress {
+                        done,
+                        total: config.matches,
+                        record: record_now,
+                    });
+                }
+                Ok((task, record))
+            })
+            .collect::<Result<Vec<_>, EvalError>>()
+    })?;
+    let records = games
+        .chunks_exact(2)
+        .enumerate()
+        .map(|(m, pair)| MatchRecord {
+            index: (first + m) as u32,
+            opening: openings[m].to_string(),
+            games: [pair[0].1, pair[1].1],
+            result: score_match(&pair[0].1, &pair[1].1),
+        })
+        .collect();
+    Ok(MatchReport::from_records(
+        a.name(),
+        b.name(),
+        config.seed,
+        config.ply_cap,
+        records,
+        started.elapsed().as_secs_f64(),
+    ))
+}

@@ -1,0 +1,671 @@
+//! Agent specs: the strings that name an agent on the command line, in configs and in
+//! stored ladder results.
+//!
+//! ```text
+//! SPEC    := KIND [":" ARG] ("@" KEY "=" VALUE)*
+//!
+//! random                 uniformly random legal moves
+//! greedy                 one ply of lookahead over the search crate's heuristic
+//! mcts:N                 MCTS with random-rollout values, N simulations per move
+//!                          options: @algo=puct|gumbel (default puct)
+//!                                   @rollout=PLIES (longest playout, default 100)
+//! alphabeta:D            alpha-beta to depth D plies (1-64)
+//! alphabeta:1s           alpha-beta with iterative deepening for this long per move;
+//! alphabeta:500ms          times in s (decimals allowed) or ms, 1 ms to 1 h
+//! run:DIR                the latest checkpoint of the run directory DIR
+//!                          (DIR/checkpoints/*.json with its .safetensors, highest step)
+//! ckpt:PATH              one checkpoint: its stem (DIR/iter-000012) or either file
+//!                          options for both: @sims=N (simulations, default 64)
+//!                                            @algo=gumbel|puct (default gumbel)
+//! ```
+//!
+//! Examples: `mcts:1000`, `alphabeta:3`, `run:runs/quick@sims=32`,
+//! `ckpt:runs/quick/checkpoints/iter-000012@algo=puct@sims=200`.
+//!
+//! Every search plays without noise (PUCT: no Dirichlet noise, temperature 0; Gumbel: no
+//! Gumbel noise); each match starts from a seeded opening instead. Paths may not contain
+//! `@`. [`AgentSpec`]'s `Display` writes the canonical form (options in a fixed order,
+//! defaults left out), which is how the ladder names agents in its stored results.
+//!
+//! **Extension point.** A new kind (e.g. the exported `.agent` files of the export issue)
+//! adds a variant to [`AgentSpec`], an arm to [`AgentSpec::from_str`]'s `match kind` and
+//! one to [`crate::Agent::prepare`]. Until then `agent:PATH` and any spec ending in
+//! `.agent` are refused with [`SpecProblem::AgentFilesUnsupported`].
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use thiserror::Error;
+
+/// Simulations per move of a network agent unless `@sims` says otherwise.
+pub const DEFAULT_NET_SIMULATIONS: u32 = 64;
+/// Longest random playout of `mcts:N` unless `@rollout` says otherwise.
+pub const DEFAULT_ROLLOUT_PLIES: u32 = 100;
+/// Most simulations an agent may ask for.
+pub const MAX_SIMULATIONS: u32 = 1_000_000;
+
+/// Which tree search an MCTS agent runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Algo {
+    /// AlphaZero's PUCT.
+    Puct,
+    /// Gumbel AlphaZero (sequential halving at the root).
+    Gumbel,
+}
+
+impl Algo {
+    /// `"puct"` or `"gumbel"`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Algo::Puct => "puct",
+            Algo::Gumbel => "gumbel",
+        }
+    }
+}
+
+impl fmt::Display for Algo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How far alpha-beta searches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AlphaBetaLimit {
+    /// A fixed depth in plies.
+    Depth(u32),
+    /// A time per move (iterative deepening).
+    Time(Duration),
+}
+
+/// Where a network agent's weights come from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum NetSource {
+    /// The latest checkpoint of a run directory.
+    Run(PathBuf),
+    /// One checkpoint, by stem or file name.
+    Checkpoint(PathBuf),
+}
+
+/// A parsed agent spec (see the module documentation for the syntax).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum AgentSpec {
+    /// `random`.
+    Random,
+    /// `greedy`.
+    Greedy,
+    /// `mcts:N`: rollout MCTS.
+    Mcts {
+        /// Simulations per move.
+        simulations: u32,
+        /// PUCT or Gumbel.
+        algorithm: Algo,
+        /// Longest random playout, in plies.
+        rollout_plies: u32,
+    },
+    /// `alphabeta:D` or `alphabeta:TIME`.
+    AlphaBeta(AlphaBetaLimit),
+    /// `run:DIR` or `ckpt:PATH`: MCTS guided by a network.
+    Net {
+        /// The checkpoint or run.
+        source: NetSource,
+        /// Simulations per move.
+        simulations: u32,
+        /// PUCT or Gumbel.
+        algorithm: Algo,
+    },
+}
+
+/// An agent spec that does not parse: the spec and what is wrong with it.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("agent spec {spec:?}: {problem}")]
+pub struct SpecError {
+    /// The spec as given.
+    pub spec: String,
+    /// What is wrong.
+    pub problem: SpecProblem,
+}
+
+/// What is wrong with an agent spec.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum SpecProblem {
+    /// Nothing was given.
+    #[error("empty spec; expected e.g. random, greedy, mcts:1000, alphabeta:3, run:DIR, ckpt:PATH")]
+    Empty,
+    /// The kind before the colon is unknown.
+    #[error(
+        "unknown agent {0:?}; expected random, greedy, mcts:N, alphabeta:DEPTH, alphabeta:TIME, run:DIR or ckpt:PATH"
+    )]
+    UnknownKind(String),
+    /// A kind that takes no argument was given one.
+    #[error("{0} takes no argument after a colon")]
+    UnexpectedArgument(&'static str),
+    /// A kind that needs an argument was given none.
+    #[error("{kind} needs {what} after a colon, e.g. {example}")]
+    MissingArgument {
+        /// The kind.
+        kind: &'static str,
+        /// What it needs.
+        what: &'static str,
+        /// An example spec.
+        example: &'static str,
+    },
+    /// A value is out of range or malformed.
+    #[error("{what} must be {expected}, got {value:?}")]
+    BadValue {
+        /// What the value is for.
+        what: &'static str,
+        /// The value given.
+        value: String,
+        /// What is accepted.
+        expected: &'static str,
+    },
+    /// An option the kind does not take.
+    #[error("unknown option {option:?} for {kind}; {accepted}")]
+    UnknownOption {
+        /// The option's key.
+        option: String,
+        /// The kind.
+        kind: &'static str,
+        /// The options the kind takes.
+        accepted: &'static str,
+    },
+    /// An option written twice.
+    #[error("option {0:?} is given twice")]
+    DuplicateOption(String),
+    /// An option that is not `KEY=VALUE`.
+    #[error("option {0:?} is not KEY=VALUE")]
+    MalformedOption(String),
+    /// `.agent` files are not supported by this build yet.
+    #[error("agent files are not supported yet; use run:DIR or ckpt:PATH")]
+    AgentFilesUnsupported,
+}
+
+impl FromStr for AgentSpec {
+    type Err = SpecError;
+
+    fn from_str(spec: &str) -> Result<AgentSpec, SpecError> {
+        parse(spec).map_err(|problem| SpecError {
+            spec: spec.to_owned(),
+            problem,
+        })
+    }
+}
+
+/// Options of one spec, checked against what its kind accepts.
+struct Options<'a> {
+    kind: &'static str,
+    accepted: &'static str,
+    pairs: Vec<(&'a str, &'a str)>,
+}
+
+impl<'a> Options<'a> {
+    fn parse(
+        kind: &'static str,
+        accepted_keys: &[&str],
+        accepted: &'static str,
+        raw: &[&'a str],
+    ) -> Result<Options<'a>, SpecProblem> {
+        let mut pairs: Vec<(&str, &str)> = Vec::new();
+        for opt in raw {
+            let (key, value) = opt
+                .split_once('=')
+                .filter(|(k, v)| !k.is_empty() && !v.is_empty())
+                .ok_or_else(|| SpecProblem::MalformedOption((*opt).to_owned()))?;
+            if !accepted_keys.contains(&key) {
+                return Err(SpecProblem::UnknownOption {
+                    option: key.to_owned(),
+                    kind,
+                    accepted,
+                });
+            }
+            if pairs.iter().any(|(k, _)| *k == key) {
+                return Err(SpecProblem::DuplicateOption(key.to_owned()));
+            }
+            pairs.push((key, value));
+        }
+        Ok(Options {
+            kind,
+            accepted,
+            pairs,
+        })
+    }
+
+    fn get(&self, key: &str) -> Option<&'a str> {
+        self.pairs.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+    }
+
+    fn algo(&self, default: Algo) -> Result<Algo, SpecProblem> {
+        match self.get("algo") {
+            None => Ok(default),
+            Some("puct") => Ok(Algo::Puct),
+            Some("gumbel") => Ok(Algo::Gumbel),
+            Some(other) => Err(SpecProblem::BadValue {
+                what: "algo",
+                value: other.to_owned(),
+                expected: "puct or gumbel",
+            }),
+        }
+    }
+
+    fn number(&self, key: &'static str, default: u32, max: u32) -> Result<u32, SpecProblem> {
+        self.get(key)
+            .map_or(Ok(default), |v| parse_count(key, v, max))
+    }
+
+    /// No options at all.
+    fn none(self) -> Result<(), SpecProblem> {
+        match self.pairs.first() {
+            None => Ok(()),
+            Some((key, _)) => Err(SpecProblem::UnknownOption {
+                option: (*key).to_owned(),
+                kind: self.kind,
+                accepted: self.accepted,
+            }),
+        }
+    }
+}
+
+fn parse(spec: &str) -> Result<AgentSpec, SpecProblem> {
+    if spec.trim().is_empty() {
+        return Err(SpecProblem::Empty);
+    }
+    let mut parts = spec.split('@');
+    let base = parts.next().unwrap_or_default();
+    let raw_options: Vec<&str> = parts.collect();
+    let (kind, arg) = match base.split_once(':') {
+        Some((k, a)) => (k, Some(a)),
+        None => (base, None),
+    };
+    if kind == "agent" || base.ends_with(".agent") {
+        return Err(SpecProblem::AgentFilesUnsupported);
+    }
+    const NONE: &str = "it takes no options";
+    const MCTS: &str = "it accepts @algo=puct|gumbel and @rollout=PLIES";
+    const NET: &str = "it accepts @sims=N and @algo=gumbel|puct";
+    match kind {
+        "random" | "greedy" => {
+            let kind = if kind == "random" { "random" } else { "greedy" };
+            if arg.is_some() {
+                return Err(SpecProblem::UnexpectedArgument(kind));
+            }
+            Options::parse(kind, &[], NONE, &raw_options)?.none()?;
+            Ok(if kind == "random" {
+                AgentSpec::Random
+            } else {
+                AgentSpec::Greedy
+            })
+        }
+        "mcts" => {
+            let arg = required(arg, "mcts", "the number of simulations", "mcts:1000")?;
+            let simulations = parse_count("simulations", arg, MAX_SIMULATIONS)?;
+            let opts = Options::parse("mcts", &["algo", "rollout"], MCTS, &raw_options)?;
+            Ok(AgentSpec::Mcts {
+                simulations,
+                algorithm: opts.algo(Algo::Puct)?,
+                rollout_plies: opts.number("rollout", DEFAULT_ROLLOUT_PLIES, 10_000)?,
+            })
+        }
+        "alphabeta" => {
+            let arg = required(
+                arg,
+                "alphabeta",
+                "a depth or a time",
+                "alphabeta:3 or alphabeta:1s",
+            )?;
+            Options::parse("alphabeta", &[], NONE, &raw_options)?.none()?;
+            let limit = if arg.bytes().all(|b| b.is_ascii_digit()) {
+                AlphaBetaLimit::Depth(parse_count("depth", arg, 64)?)
+            } else {
+                AlphaBetaLimit::Time(parse_time(arg)?)
+            };
+            Ok(AgentSpec::AlphaBeta(limit))
+        }
+        "run" | "ckpt" => {
+            let (kind, what, example) = if kind == "run" {
+                ("run", "a run directory", "run:runs/quick")
+            } else {
+                (
+                    "ckpt",
+                    "a checkpoint path",
+                    "ckpt:runs/quick/checkpoints/iter-000012",
+                )
+            };
+            let arg = required(arg, kind, what, example)?;
+            let opts = Options::parse(kind, &["sims", "algo"], NET, &raw_options)?;
+            let path = PathBuf::from(arg);
+            Ok(AgentSpec::Net {
+                source: if kind == "run" {
+                    NetSource::Run(path)
+                } else {
+                    NetSource::Checkpoint(path)
+                },
+                simulations: opts.number("sims", DEFAULT_NET_SIMULATIONS, MAX_SIMULATIONS)?,
+                algorithm: opts.algo(Algo::Gumbel)?,
+            })
+        }
+        other => Err(SpecProblem::UnknownKind(other.to_owned())),
+    }
+}
+
+fn required<'a>(
+    arg: Option<&'a str>,
+    kind: &'static str,
+    what: &'static str,
+    example: &'static str,
+) -> Result<&'a str, SpecProblem> {
+    arg.filter(|a| !a.is_empty())
+        .ok_or(SpecProblem::MissingArgument {
+            kind,
+            what,
+            example,
+        })
+}
+
+/// A whole number in `1..=max`.
+fn parse_count(what: &'static str, value: &str, max: u32) -> Result<u32, SpecProblem> {
+    let expected = match max {
+        64 => "a whole number from 1 to 64",
+        10_000 => "a whole number from 1 to 10000",
+        _ => "a whole number from 1 to 1000000",
+    };
+    let bad = || SpecProblem::BadValue {
+        what,
+        value: value.to_owned(),
+        expected,
+    };
+    if !value.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    match value.parse::<u32>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(bad()),
+    }
+}
+
+/// `500ms`, `1s`, `2.5s`: 1 ms to 1 h.
+fn parse_time(value: &str) -> Result<Duration, SpecProblem> {
+    let bad = || SpecProblem::BadValue {
+        what: "time per move",
+        value: value.to_owned(),
+        expected: "a depth (1 to 64) or a time such as 500ms or 1.5s, from 1ms to 3600s",
+    };
+    let millis = if let Some(ms) = value.strip_suffix("ms") {
+        if ms.is_empty() || !ms.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        ms.parse::<f64>().map_err(|_| bad())?
+    } else if let Some(s) = value.strip_suffix('s') {
+        let digits = s.bytes().filter(u8::is_ascii_digit).count();
+        if digits == 0 || !s.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+            return Err(bad());
+        }
+        s.parse::<f64>().map_err(|_| bad())? * 1000.0
+    } else {
+        return Err(bad());
+    };
+    if !(1.0..=3_600_000.0).contains(&millis) {
+        return Err(bad());
+    }
+    Ok(Duration::from_micros((millis * 1000.0).round() as u64))
+}
+
+impl fmt::Display for AgentSpec {
+    /// The canonical form: options in a fixed order, defaults left out.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AgentSpec::Random => f.write_str("random"),
+            AgentSpec::Greedy => f.write_str("greedy"),
+            AgentSpec::Mcts {
+                simulations,
+                algorithm,
+                rollout_plies,
+            } => {
+                write!(f, "mcts:{simulations}")?;
+                if *algorithm != Algo::Puct {
+                    write!(f, "@algo={algorithm}")?;
+                }
+                if *rollout_plies != DEFAULT_ROLLOUT_PLIES {
+                    write!(f, "@rollout={rollout_plies}")?;
+                }
+                Ok(())
+            }
+            AgentSpec::AlphaBeta(AlphaBetaLimit::Depth(d)) => write!(f, "alphabeta:{d}"),
+            AgentSpec::AlphaBeta(AlphaBetaLimit::Time(t)) => {
+                let us = t.as_micros();
+                if us % 1_000_000 == 0 {
+                    write!(f, "alphabeta:{}s", us / 1_000_000)
+                } else if us % 1000 == 0 {
+                    write!(f, "alphabeta:{}ms", us / 1000)
+                } else {
+                    write!(f, "alphabeta:{}s", t.as_secs_f64())
+                }
+            }
+            AgentSpec::Net {
+                source,
+                simulations,
+                algorithm,
+            } => {
+                match source {
+                    NetSource::Run(p) => write!(f, "run:{}", p.display())?,
+                    NetSource::Checkpoint(p) => write!(f, "ckpt:{}", p.display())?,
+                }
+                write_net_options(f, *simulations, *algorithm)
+            }
+        }
+    }
+}
+
+/// `@sims=N@algo=A`, each only when not the default.
+pub(crate) fn write_net_options(
+    f: &mut impl fmt::Write,
+    simulations: u32,
+    algorithm: Algo,
+) -> fmt::Result {
+    if simulations != DEFAULT_NET_SIMULATIONS {
+        write!(f, "@sims={simulations}")?;
+    }
+    if algorithm != Algo::Gumbel {
+        write!(f, "@algo={algorithm}")?;
+    }
+    Ok(())
+}
+
+/// Parses a comma-separated list of specs (`random,greedy,alphabeta:2`); empty items are
+/// skipped.
+pub fn parse_list(list: &str) -> Result<Vec<AgentSpec>, SpecError> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::parse)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(s: &str) -> AgentSpec {
+        s.parse().unwrap_or_else(|e| panic!("{s}: {e}"))
+    }
+
+    fn err(s: &str) -> String {
+        s.parse::<AgentSpec>().unwrap_err().to_string()
+    }
+
+    #[test]
+    fn good_specs_parse() {
+        assert_eq!(ok("random"), AgentSpec::Random);
+        assert_eq!(ok("greedy"), AgentSpec::Greedy);
+        assert_eq!(
+            ok("mcts:1000"),
+            AgentSpec::Mcts {
+                simulations: 1000,
+                algorithm: Algo::Puct,
+                rollout_plies: DEFAULT_ROLLOUT_PLIES
+            }
+        );
+        assert_eq!(
+            ok("mcts:50@rollout=30@algo=gumbel"),
+            AgentSpec::Mcts {
+                simulations: 50,
+                algorithm: Algo::Gumbel,
+                rollout_plies: 30
+            }
+        );
+        assert_eq!(
+            ok("alphabeta:3"),
+            AgentSpec::AlphaBeta(AlphaBetaLimit::Depth(3))
+        );
+        let time = |ms| AgentSpec::AlphaBeta(AlphaBetaLimit::Time(Duration::from_millis(ms)));
+        assert_eq!(ok("alphabeta:1s"), time(1000));
+        assert_eq!(ok("alphabeta:500ms"), time(500));
+        assert_eq!(ok("alphabeta:0.25s"), time(250));
+        assert_eq!(
+            ok("run:runs/x"),
+            AgentSpec::Net {
+                source: NetSource::Run("runs/x".into()),
+                simulations: DEFAULT_NET_SIMULATIONS,
+                algorithm: Algo::Gumbel
+            }
+        );
+        assert_eq!(
+            ok("ckpt:runs/x/checkpoints/iter-000012@sims=200@algo=puct"),
+            AgentSpec::Net {
+                source: NetSource::Checkpoint("runs/x/checkpoints/iter-000012".into()),
+                simulations: 200,
+                algorithm: Algo::Puct
+            }
+        );
+    }
+
+    #[test]
+    fn display_is_canonical_and_round_trips() {
+        for (given, canonical) in [
+            ("random", "random"),
+            ("mcts:1000@algo=puct", "mcts:1000"),
+            (
+                "mcts:8@rollout=20@algo=gumbel",
+                "mcts:8@algo=gumbel@rollout=20",
+            ),
+            ("alphabeta:2", "alphabeta:2"),
+            ("alphabeta:1000ms", "alphabeta:1s"),
+            ("alphabeta:1.5s", "alphabeta:1500ms"),
+            ("run:runs/x@sims=64@algo=gumbel", "run:runs/x"),
+            ("ckpt:a/b@algo=puct@sims=8", "ckpt:a/b@sims=8@algo=puct"),
+        ] {
+            let spec = ok(given);
+            assert_eq!(spec.to_string(), canonical);
+            assert_eq!(ok(canonical), spec);
+        }
+    }
+
+    #[test]
+    fn bad_specs_give_one_line_errors_naming_the_spec() {
+        let cases = [
+            (
+                "",
+                "agent spec \"\": empty spec; expected e.g. random, greedy, mcts:1000, alphabeta:3, run:DIR, ckpt:PATH",
+            ),
+            (
+                "randm",
+                "agent spec \"randm\": unknown agent \"randm\"; expected random, greedy, mcts:N, alphabeta:DEPTH, alphabeta:TIME, run:DIR or ckpt:PATH",
+            ),
+            (
+                "random:3",
+                "agent spec \"random:3\": random takes no argument after a colon",
+            ),
+            (
+                "greedy@sims=3",
+                "agent spec \"greedy@sims=3\": unknown option \"sims\" for greedy; it takes no options",
+            ),
+            (
+                "mcts",
+                "agent spec \"mcts\": mcts needs the number of simulations after a colon, e.g. mcts:1000",
+            ),
+            (
+                "mcts:",
+                "agent spec \"mcts:\": mcts needs the number of simulations after a colon, e.g. mcts:1000",
+            ),
+            (
+                "mcts:0",
+                "agent spec \"mcts:0\": simulations must be a whole number from 1 to 1000000, got \"0\"",
+            ),
+            (
+                "mcts:1e3",
+                "agent spec \"mcts:1e3\": simulations must be a whole number from 1 to 1000000, got \"1e3\"",
+            ),
+            (
+                "mcts:10@algo=alpha",
+                "agent spec \"mcts:10@algo=alpha\": algo must be puct or gumbel, got \"alpha\"",
+            ),
+            (
+                "mcts:10@sims=3",
+                "agent spec \"mcts:10@sims=3\": unknown option \"sims\" for mcts; it accepts @algo=puct|gumbel and @rollout=PLIES",
+            ),
+            (
+                "alphabeta:65",
+                "agent spec \"alphabeta:65\": depth must be a whole number from 1 to 64, got \"65\"",
+            ),
+            (
+                "alphabeta:0",
+                "agent spec \"alphabeta:0\": depth must be a whole number from 1 to 64, got \"0\"",
+            ),
+            (
+                "alphabeta:fast",
+                "agent spec \"alphabeta:fast\": time per move must be a depth (1 to 64) or a time such as 500ms or 1.5s, from 1ms to 3600s, got \"fast\"",
+            ),
+            (
+                "alphabeta:0ms",
+                "agent spec \"alphabeta:0ms\": time per move must be a depth (1 to 64) or a time such as 500ms or 1.5s, from 1ms to 3600s, got \"0ms\"",
+            ),
+            (
+                "run:",
+                "agent spec \"run:\": run needs a run directory after a colon, e.g. run:runs/quick",
+            ),
+            (
+                "run:x@sims",
+                "agent spec \"run:x@sims\": option \"sims\" is not KEY=VALUE",
+            ),
+            (
+                "run:x@sims=4@sims=5",
+                "agent spec \"run:x@sims=4@sims=5\": option \"sims\" is given twice",
+            ),
+            (
+                "ckpt:x@sims=-1",
+                "agent spec \"ckpt:x@sims=-1\": sims must be a whole number from 1 to 1000000, got \"-1\"",
+            ),
+            (
+                "ckpt:x@temp=1",
+                "agent spec \"ckpt:x@temp=1\": unknown option \"temp\" for ckpt; it accepts @sims=N and @algo=gumbel|puct",
+            ),
+            (
+                "models/best.agent",
+                "agent spec \"models/best.agent\": agent files are not supported yet; use run:DIR or ckpt:PATH",
+            ),
+        ];
+        for (spec, message) in cases {
+            let e = err(spec);
+            assert_eq!(e, message);
+            assert!(!e.contains('\n'));
+        }
+        // Control characters are escaped, so the message stays on one line.
+        assert!(!err("rand\nom").contains('\n'));
+    }
+
+    #[test]
+    fn lists_parse() {
+        assert_eq!(
+            parse_list("random, greedy,,alphabeta:2").unwrap(),
+            vec![
+                AgentSpec::Random,
+                AgentSpec::Greedy,
+                AgentSpec::AlphaBeta(AlphaBetaLimit::Depth(2))
+            ]
+        );
+        assert!(parse_list("random,bogus").is_err());
+    }
+}

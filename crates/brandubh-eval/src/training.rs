@@ -1,0 +1,55 @@
+//! Evaluation inside training: after each iteration the new checkpoint plays matches
+//! against the previous one and against a fixed baseline ([`evaluate_iteration`]). The
+//! training crate does not depend on this one; the binary calls this from the training
+//! loop's evaluation hook and files [`MatchReport::summary`] into `metrics.jsonl`.
+//! Gating (keeping the previous network unless the new one scores at least the threshold)
+//! is decided by the loop from the `vs_previous` score.
+
+use std::path::Path;
+
+use brandubh_train::config::EvaluationConfig;
+
+use crate::agent::{Agent, load_checkpoint};
+use crate::error::EvalError;
+use crate::runner::{DEFAULT_PLY_CAP, MatchConfig, MatchReport, run_matches};
+use crate::seeds::mix;
+use crate::spec::{AgentSpec, Algo};
+
+/// The two series of matches of one iteration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IterationEvaluation {
+    /// The candidate (A) against the previous network (B).
+    pub vs_previous: MatchReport,
+    /// The candidate (A) against the baseline (B).
+    pub vs_baseline: MatchReport,
+}
+
+/// Plays `config.matches` matches of the checkpoint `candidate` against the checkpoint
+/// `previous` and as many against `config.baseline`, both networks searching with
+/// `config.sims` simulations of `algorithm`, on every core, with the default ply cap.
+/// Each series has its own seed derived from `seed`.
+pub fn evaluate_iteration(
+    candidate: &Path,
+    previous: &Path,
+    config: &EvaluationConfig,
+    algorithm: Algo,
+    seed: u64,
+) -> Result<IterationEvaluation, EvalError> {
+    let baseline_spec: AgentSpec = config.baseline.parse()?;
+    let (net, c) = load_checkpoint(candidate)?;
+    let new = Agent::from_net(format!("candidate {}", c.name), net, config.sims, algorithm);
+    let (net, p) = load_checkpoint(previous)?;
+    let old = Agent::from_net(format!("previous {}", p.name), net, config.sims, algorithm);
+    let baseline = Agent::prepare(&baseline_spec)?;
+    let series = |tag: u64| MatchConfig {
+        matches: config.matches,
+        threads: 0,
+        seed: mix(seed, &[tag]),
+        ply_cap: DEFAULT_PLY_CAP,
+        ..MatchConfig::default()
+    };
+    Ok(IterationEvaluation {
+        vs_previous: run_matches(&new, &old, &series(1), &|_| {})?,
+        vs_baseline: run_matches(&new, &baseline, &series(2), &|_| {})?,
+    })
+}
