@@ -22,6 +22,8 @@ struct Cli {
 enum Command {
     Perft(cmd::perft::Args),
     Replay(cmd::replay::Args),
+    Match(cmd::match_::Args),
+    Ladder(cmd::ladder::Args),
 }
 
 fn main() -> ExitCode {
@@ -29,6 +31,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Perft(args) => cmd::perft::run(args),
         Command::Replay(args) => cmd::replay::run(args),
+        Command::Match(args) => cmd::match_::run(args),
+        Command::Ladder(args) => cmd::ladder::run(args),
     };
     match result {
         Ok(code) => code,

@@ -1,5 +1,7 @@
 //! One module per subcommand: `Args` (clap) and `run(args) -> anyhow::Result<ExitCode>`.
 
+pub mod ladder;
+pub mod match_;
 pub mod perft;
 pub mod replay;
 

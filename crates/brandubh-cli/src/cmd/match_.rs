@@ -1,0 +1,99 @@
+//! `brandubh match A B [--matches N] [--threads T] [--seed S] [--ply-cap P] [--json]`.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use brandubh_eval::{Agent, MatchConfig, PlayerFactory, run_matches};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::out;
+
+/// Play two-game matches (sides swapped, RULES.md "Matches") between agents A and B.
+///
+/// Agents: random, greedy, mcts:N (rollout MCTS, N simulations), alphabeta:DEPTH,
+/// alphabeta:TIME (e.g. 500ms, 1s), run:DIR (latest checkpoint of a run), ckpt:PATH (one
+/// checkpoint); network agents take @sims=N and @algo=gumbel|puct, e.g.
+/// run:runs/quick@sims=128. Each match starts from its own balanced opening drawn from the
+/// seed (printed on stderr). Prints the match record, game wins by colour, mean game length
+/// and the Elo difference A - B with a 95% interval.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Agent A (White in the first game of each match).
+    a: String,
+    /// Agent B.
+    b: String,
+    /// Number of two-game matches (1-1000000).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    matches: u32,
+    /// Worker threads; 0 uses every core.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..=1024))]
+    threads: u16,
+    /// Seed of the openings and players (default: a fresh one, printed on stderr).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// A game still running after this many plies stops unfinished (1-10000).
+    #[arg(long, default_value_t = brandubh_eval::runner::DEFAULT_PLY_CAP,
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    ply_cap: u32,
+    /// Print the whole report, every match included, as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let a = Agent::from_spec(&args.a)?;
+    let b = Agent::from_spec(&args.b)?;
+    for agent in [&a, &b] {
+        if let Some(c) = agent.checkpoint() {
+            eprintln!(
+                "{}: checkpoint {} (step {})",
+                agent.name(),
+                c.stem.display(),
+                c.meta.step
+            );
+        }
+    }
+    let seed = args.seed.unwrap_or_else(brandubh_eval::fresh_seed);
+    eprintln!("seed {seed} (repeat with --seed {seed})");
+    let config = MatchConfig {
+        matches: args.matches,
+        threads: usize::from(args.threads),
+        seed,
+        ply_cap: args.ply_cap,
+        ..MatchConfig::default()
+    };
+    let bar = ProgressBar::new(u64::from(args.matches));
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} matches  {msg}  eta {eta}",
+        )
+        .context("progress bar template")?,
+    );
+    bar.set_message(format!("A {} vs B {}", args.a, args.b));
+    let report = run_matches(&a, &b, &config, &|p| {
+        bar.set_position(u64::from(p.done));
+        bar.set_message(format!(
+            "A: {} W / {} D / {} L",
+            p.record.wins, p.record.draws, p.record.losses
+        ));
+    });
+    bar.finish_and_clear();
+    let report = report?;
+    let mut w = out::stdout();
+    if args.json {
+        serde_json::to_writer(&mut w, &report)?;
+        writeln!(w)?;
+    } else {
+        writeln!(w, "{report}")?;
+        writeln!(
+            w,
+            "time     {:.1} s ({:.2} matches/s)",
+            report.seconds,
+            f64::from(report.matches) / report.seconds.max(1e-9)
+        )?;
+    }
+    out::flush(&mut w)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,216 @@
+//! The CLI contract of issue 6 (`brandubh match`, `brandubh ladder`), through the binary.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use brandubh_net::checkpoint::{self, SaveOptions};
+use brandubh_net::{Device, NetConfig};
+
+fn brandubh(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_brandubh"))
+        .args(args)
+        .output()
+        .expect("the brandubh binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn match_json_has_the_documented_shape() {
+    let o = brandubh(&[
+        "match",
+        "random",
+        "greedy",
+        "--matches",
+        "4",
+        "--json",
+        "--seed",
+        "3",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("seed 3"), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["a"], "random");
+    assert_eq!(v["b"], "greedy");
+    assert_eq!(v["seed"], 3);
+    assert_eq!(v["matches"], 4);
+    assert_eq!(v["ply_cap"], 200);
+    let r = &v["record"];
+    let total = ["wins", "draws", "losses"]
+        .iter()
+        .map(|k| r[k].as_u64().unwrap())
+        .sum::<u64>();
+    assert_eq!(total, 4);
+    let g = &v["games"];
+    assert_eq!(g["games"], 8);
+    let games = [
+        "a_wins_as_white",
+        "a_wins_as_black",
+        "b_wins_as_white",
+        "b_wins_as_black",
+        "unfinished",
+    ]
+    .iter()
+    .map(|k| g[k].as_u64().unwrap())
+    .sum::<u64>();
+    assert_eq!(games, 8);
+    assert!(v["mean_game_plies"].as_f64().unwrap() > 0.0);
+    assert!(v["match_score"].as_f64().is_some() && v["game_score"].as_f64().is_some());
+    for k in ["elo", "low", "high"] {
+        assert!(v["elo"].get(k).is_some(), "elo.{k}");
+    }
+    let matches = v["match_records"].as_array().unwrap();
+    assert_eq!(matches.len(), 4);
+    for m in matches {
+        assert!(m["opening"].as_str().unwrap().contains('-'));
+        assert_eq!(m["games"].as_array().unwrap().len(), 2);
+        assert!(["a_wins", "b_wins", "draw"].contains(&m["result"].as_str().unwrap()));
+    }
+    // The same seed gives the same matches.
+    let again = brandubh(&[
+        "match",
+        "random",
+        "greedy",
+        "--matches",
+        "4",
+        "--json",
+        "--seed",
+        "3",
+    ]);
+    let w: serde_json::Value = serde_json::from_str(&stdout(&again)).unwrap();
+    assert_eq!(w["match_records"], v["match_records"]);
+}
+
+#[test]
+fn match_text_report_names_both_agents() {
+    let o = brandubh(&[
+        "match",
+        "alphabeta:1",
+        "random",
+        "--matches",
+        "2",
+        "--seed",
+        "5",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("alphabeta:1 vs random: 2 matches, seed 5, ply cap 200"),
+        "{out}"
+    );
+    for word in ["matches ", "games ", "length ", "elo "] {
+        assert!(out.contains(word), "{word}: {out}");
+    }
+}
+
+#[test]
+fn bad_agent_specs_are_one_line_errors() {
+    for (args, start) in [
+        (
+            vec!["match", "randm", "greedy"],
+            "error: agent spec \"randm\": unknown agent",
+        ),
+        (
+            vec!["match", "random", "mcts:abc"],
+            "error: agent spec \"mcts:abc\": simulations must be",
+        ),
+        (
+            vec!["match", "alphabeta:99", "random"],
+            "error: agent spec \"alphabeta:99\": depth must be",
+        ),
+        (
+            vec!["match", "random", "ckpt:x@temp=1"],
+            "error: agent spec \"ckpt:x@temp=1\": unknown option",
+        ),
+        (
+            vec!["match", "run:/nonexistent/brandubh-run", "random"],
+            "error: agent run:/nonexistent/brandubh-run: /nonexistent/brandubh-run: not a directory",
+        ),
+        (
+            vec!["ladder", "/nonexistent/brandubh-run"],
+            "error: /nonexistent/brandubh-run: not a directory",
+        ),
+        (
+            vec!["ladder", "/tmp", "--baselines", "random,bogus"],
+            "error: --baselines: agent spec \"bogus\": unknown agent",
+        ),
+    ] {
+        let o = brandubh(&args);
+        assert!(!o.status.success(), "{args:?}");
+        assert!(o.stdout.is_empty(), "{args:?}");
+        let err = stderr(&o);
+        let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error")).collect();
+        assert_eq!(lines.len(), 1, "{args:?}: {err}");
+        assert!(lines[0].starts_with(start), "{args:?}: {err}");
+    }
+}
+
+/// A fresh directory under the system temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn ladder_prints_a_table_and_writes_its_files() {
+    let dir =
+        TempDir(std::env::temp_dir().join(format!("brandubh-cli-ladder-{}", std::process::id())));
+    let ckpts = dir.0.join("checkpoints");
+    std::fs::create_dir_all(&ckpts).unwrap();
+    let config = NetConfig::new().with_channels(8).with_blocks(1);
+    for i in 1..=2u64 {
+        let model = config.init(&Device::flex());
+        checkpoint::save(
+            ckpts.join(format!("iter-{i:06}")),
+            &model,
+            &SaveOptions::at_step(i * 50),
+        )
+        .unwrap();
+    }
+    let run = dir.0.to_str().unwrap();
+    let args = [
+        "ladder",
+        run,
+        "--baselines",
+        "greedy",
+        "--matches",
+        "1",
+        "--sims",
+        "2",
+        "--ply-cap",
+        "30",
+    ];
+    let o = brandubh(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for word in [
+        "iter-000001",
+        "iter-000002",
+        "random",
+        "greedy",
+        "95% interval",
+        "elo.png",
+    ] {
+        assert!(out.contains(word), "{word}: {out}");
+    }
+    assert!(out.contains("6 matches played, 0 reused"), "{out}");
+    assert!(dir.0.join("elo.png").is_file());
+    assert!(dir.0.join("ladder/games.jsonl").is_file());
+    let again = brandubh(&args);
+    assert!(
+        stdout(&again).contains("0 matches played, 6 reused"),
+        "{}",
+        stdout(&again)
+    );
+}
