@@ -3,9 +3,11 @@
 //! Thin by design: arguments are parsed by clap, validated into library types, and handed to
 //! the library crates. Every error is one line on stderr with a non-zero exit status.
 
+mod backend;
 mod cmd;
 mod out;
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -22,15 +24,20 @@ struct Cli {
 enum Command {
     Perft(cmd::perft::Args),
     Replay(cmd::replay::Args),
+    Train(cmd::train::Args),
+    Bench(cmd::bench::Args),
     Match(cmd::match_::Args),
     Ladder(cmd::ladder::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    init_logging();
     let result = match cli.command {
         Command::Perft(args) => cmd::perft::run(args),
         Command::Replay(args) => cmd::replay::run(args),
+        Command::Train(args) => cmd::train::run(args),
+        Command::Bench(args) => cmd::bench::run(args),
         Command::Match(args) => cmd::match_::run(args),
         Command::Ladder(args) => cmd::ladder::run(args),
     };
@@ -43,4 +50,16 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Log lines (tracing) go to stderr; `RUST_LOG` overrides the default level `info`.
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none())
+        .with_target(false)
+        .try_init();
 }

@@ -136,9 +136,6 @@ pub struct SearchConfig {
     /// Gumbel: c_scale of the σ transform of completed Q-values. Range (0, 100]. Default
     /// `1.0`.
     pub gumbel_c_scale: f64,
-    /// Virtual loss added to a node per pending evaluation while leaves of one tree are
-    /// batched, so the batch spreads over the tree. Range [0, 100]. Default `1.0`.
-    pub virtual_loss: f64,
     /// Evaluate every leaf under a random one of the 8 board symmetries (as AlphaGo Zero
     /// did), which averages out orientation biases of the network. Default `true`.
     pub symmetry_at_inference: bool,
@@ -156,7 +153,6 @@ impl Default for SearchConfig {
             gumbel_candidates: 16,
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 1.0,
-            virtual_loss: 1.0,
             symmetry_at_inference: true,
         }
     }
@@ -171,6 +167,11 @@ pub struct SelfPlayConfig {
     /// Games each worker thread advances together; their leaves form one network batch.
     /// Range 1–65,536. Default `32`.
     pub concurrent_games: u32,
+    /// Leaves each game's search hands out per round (virtual loss spreads them over its
+    /// tree); the network batch is about `concurrent_games × leaves_per_game`. More leaves
+    /// per tree fill batches with fewer games in memory but weaken the search a little.
+    /// Range 1–64. Default `1`.
+    pub leaves_per_game: u32,
     /// Worker threads; `0` means one per available core. Range 0–1024. Default `0`.
     pub threads: u32,
     /// Plies after which a game is stopped and recorded as unfinished (value target 0).
@@ -203,6 +204,7 @@ impl Default for SelfPlayConfig {
         SelfPlayConfig {
             games_per_iteration: 64,
             concurrent_games: 32,
+            leaves_per_game: 1,
             threads: 0,
             ply_cap: 150,
             temperature: 1.0,
@@ -617,12 +619,6 @@ impl TrainConfig {
             Open(0.0),
             Closed(100.0),
         )?;
-        float(
-            "search.virtual_loss",
-            s.virtual_loss,
-            Closed(0.0),
-            Closed(100.0),
-        )?;
 
         let p = &self.selfplay;
         int(
@@ -632,6 +628,7 @@ impl TrainConfig {
             1_000_000,
         )?;
         int("selfplay.concurrent_games", p.concurrent_games, 1, 65_536)?;
+        int("selfplay.leaves_per_game", p.leaves_per_game, 1, 64)?;
         int("selfplay.threads", p.threads, 0, 1024)?;
         int("selfplay.ply_cap", p.ply_cap, 1, 10_000)?;
         float(
@@ -1131,7 +1128,10 @@ mod tests {
             ),
             ("[search]\ngumbel_c_visit = 0", "search.gumbel_c_visit"),
             ("[search]\ngumbel_c_scale = inf", "search.gumbel_c_scale"),
-            ("[search]\nvirtual_loss = -1", "search.virtual_loss"),
+            (
+                "[selfplay]\nleaves_per_game = 0",
+                "selfplay.leaves_per_game",
+            ),
             (
                 "[selfplay]\ngames_per_iteration = 0",
                 "selfplay.games_per_iteration",

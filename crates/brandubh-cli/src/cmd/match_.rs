@@ -89,7 +89,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         writeln!(w, "{report}")?;
         writeln!(
             w,
-            "time     {:.1} s ({:.2} matches/s)",
+            "time     {:.2} s ({:.1} matches/s)",
             report.seconds,
             f64::from(report.matches) / report.seconds.max(1e-9)
         )?;

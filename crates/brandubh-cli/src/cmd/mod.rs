@@ -1,9 +1,11 @@
 //! One module per subcommand: `Args` (clap) and `run(args) -> anyhow::Result<ExitCode>`.
 
+pub mod bench;
 pub mod ladder;
 pub mod match_;
 pub mod perft;
 pub mod replay;
+pub mod train;
 
 use anyhow::Context;
 use brandubh_rules::Position;
@@ -14,4 +16,24 @@ pub fn parse_position(text: Option<&str>) -> anyhow::Result<Position> {
         None => Ok(Position::start()),
         Some(t) => t.parse().context("--position"),
     }
+}
+
+/// The evaluation hook of `brandubh train` (matches after each iteration).
+pub fn evaluation_hook(
+    request: &brandubh_zero::run::EvaluationRequest<'_>,
+) -> Result<Option<brandubh_zero::run::EvaluationReport>, String> {
+    // The new checkpoint against the previous one and the run's baseline (networks with
+    // Gumbel search and the run's evaluation simulations).
+    let eval = brandubh_eval::training::evaluate_iteration(
+        request.candidate,
+        request.previous,
+        request.config,
+        brandubh_eval::Algo::Gumbel,
+        request.seed,
+    )
+    .map_err(|e| format!("evaluating iteration {}: {e}", request.iteration))?;
+    Ok(Some(brandubh_zero::run::EvaluationReport {
+        vs_previous: Some(eval.vs_previous.summary("previous")),
+        vs_baseline: Some(eval.vs_baseline.summary(&request.config.baseline)),
+    }))
 }

@@ -1,0 +1,164 @@
+//! `brandubh bench`: self-play throughput next to the raw forward rate of the same network.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use brandubh_net::encoding::INPUT_SIZE;
+use brandubh_net::{FastNet, NetEvaluator};
+use brandubh_rules::Game;
+use brandubh_search::{Evaluator, Leaf};
+use brandubh_train::config::TrainConfig;
+use brandubh_zero::run;
+use brandubh_zero::selfplay::{self, SelfPlayStats};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::backend;
+
+/// Measure self-play speed against the network's raw batched forward rate.
+///
+/// Builds the configuration's network (fresh seeded weights), measures its forward rate
+/// at several batch sizes and at the self-play batch size with the self-play thread count,
+/// then plays self-play games and reports network evaluations per second inside self-play
+/// and their ratio to the raw rate (target: at least 85 %).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The run configuration (TOML) whose network and self-play settings are measured.
+    #[arg(long, value_name = "FILE", default_value = "configs/quick.toml")]
+    config: PathBuf,
+    /// Self-play games to play.
+    #[arg(long, value_name = "N", default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    games: u64,
+    /// Seconds per forward-rate measurement.
+    #[arg(long, value_name = "S", default_value_t = 2.0)]
+    seconds: f64,
+}
+
+/// Leaves of `n` mid-game positions from seeded random play.
+fn sample_leaves(n: usize, seed: u64) -> Vec<Leaf> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let mut g = Game::default();
+        let plies = rng.random_range(0..40);
+        for _ in 0..plies {
+            let moves = g.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            g.play_unchecked(moves[rng.random_range(0..moves.len())]);
+        }
+        if !g.is_over() {
+            out.push(Leaf::from_game(&g));
+        }
+    }
+    out
+}
+
+/// Positions per second of `threads` threads each evaluating `batch` leaves in a loop.
+fn evaluator_rate(net: &Arc<FastNet>, batch: usize, threads: usize, seconds: f64) -> f64 {
+    let leaves = sample_leaves(batch, 1);
+    let deadline = Duration::from_secs_f64(seconds);
+    let t0 = Instant::now();
+    let total: usize = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                let leaves = &leaves;
+                let net = Arc::clone(net);
+                s.spawn(move || {
+                    let mut ev = NetEvaluator::new(net);
+                    let mut n = 0;
+                    let start = Instant::now();
+                    while start.elapsed() < deadline {
+                        n += ev.evaluate(leaves).len();
+                    }
+                    n
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or(0)).sum()
+    });
+    total as f64 / t0.elapsed().as_secs_f64()
+}
+
+/// Positions per second of the bare forward pass (no encoding or softmax), one caller.
+fn forward_rate(net: &FastNet, batch: usize, seconds: f64) -> f64 {
+    let inputs = vec![0.5f32; batch * INPUT_SIZE];
+    let t0 = Instant::now();
+    let mut n = 0;
+    while t0.elapsed().as_secs_f64() < seconds {
+        std::hint::black_box(net.forward(&inputs));
+        n += batch;
+    }
+    n as f64 / t0.elapsed().as_secs_f64()
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if !(args.seconds > 0.0 && args.seconds <= 600.0) {
+        anyhow::bail!("--seconds must be in (0, 600], got {}", args.seconds);
+    }
+    let config = TrainConfig::from_file(&args.config)?;
+    let device = backend::device();
+    device.seed(config.seed);
+    let model = run::net_config(&config).init(&device);
+    let net = Arc::new(FastNet::from_model(&model));
+    let settings = run::selfplay_settings(&config);
+    let threads = settings.threads;
+    let batch = settings.concurrent_games * settings.leaves_per_game;
+    println!(
+        "network C={} N={} ({}), self-play: {} threads x {} games, batch {}",
+        config.model.channels,
+        config.model.blocks,
+        backend::NAME,
+        threads,
+        settings.concurrent_games,
+        batch
+    );
+    println!("forward pass only, one caller (positions/s):");
+    for b in [1, 8, 32, 64, 128, 256] {
+        println!(
+            "  batch {b:>4}: {:>9.0}",
+            forward_rate(&net, b, args.seconds / 2.0)
+        );
+    }
+    let raw = evaluator_rate(&net, batch, threads, args.seconds);
+    println!(
+        "evaluator (encode + forward + legal softmax), batch {batch}, {threads} threads: {raw:.0} positions/s"
+    );
+
+    let t0 = Instant::now();
+    let mut last = SelfPlayStats::default();
+    let stats = selfplay::play::<_, _, _, anyhow::Error>(
+        &settings,
+        config.seed,
+        0,
+        args.games,
+        |_| NetEvaluator::new(Arc::clone(&net)),
+        |_, s| {
+            last = s.clone();
+            Ok(())
+        },
+    )?;
+    let wall = t0.elapsed().as_secs_f64();
+    let in_selfplay = stats.evaluations_per_second();
+    println!(
+        "self-play: {} games, {} moves, {} positions recorded in {wall:.1} s; {:.0} games/hour",
+        stats.games,
+        stats.moves,
+        stats.positions,
+        stats.games as f64 * 3600.0 / wall
+    );
+    println!(
+        "self-play: {in_selfplay:.0} evaluations/s (mean batch {:.1}, {:.0} % of worker time in the evaluator)",
+        stats.mean_batch(),
+        100.0 * stats.eval_time.as_secs_f64() / (wall * threads as f64)
+    );
+    println!(
+        "ratio self-play / raw evaluator rate: {:.1} %",
+        100.0 * in_selfplay / raw.max(1e-9)
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,428 @@
+//! Batched multithreaded self-play.
+//!
+//! Each worker thread owns one [`Evaluator`] and keeps `concurrent_games` games going. A
+//! round gathers a few leaves from every game's [`Search`], evaluates all of them in one
+//! call (one network forward pass), and hands each search its evaluations back. When a
+//! search is done its move is played (the subtree is kept), and a finished game is sent to
+//! the caller, who writes it to disk as games arrive.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use brandubh_rules::{Game, Move, Position};
+use brandubh_search::{
+    Evaluation, Evaluator, Leaf, Search, SearchConfig, SearchError, SearchResult,
+};
+use brandubh_train::replay::{GameRecord, GameResult, PositionRecord};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// How self-play games are played.
+#[derive(Clone, Debug)]
+pub struct SelfPlaySettings {
+    /// The full search (its `simulations` is the full budget; its `ply_cap` should be set
+    /// so that the search scores capped lines as unfinished).
+    pub search: SearchConfig,
+    /// Budget of the cheap searches of playout-cap randomisation.
+    pub cheap_simulations: u32,
+    /// Fraction of moves searched with the full budget and recorded as policy targets.
+    pub full_search_fraction: f32,
+    /// A game reaching this many plies stops, recorded as unfinished.
+    pub ply_cap: u32,
+    /// Plies played uniformly at random from the start before searching (opening variety).
+    pub opening_random_plies: u32,
+    /// Temperature of the move choice during the first `temperature_plies` plies of a game:
+    /// the move is drawn from the search's policy target raised to 1/temperature (0 plays
+    /// the search's best move).
+    pub temperature: f32,
+    /// Plies (counted from the start) played with `temperature`; later moves are the
+    /// search's best move.
+    pub temperature_plies: u32,
+    /// Games each worker keeps in flight.
+    pub concurrent_games: usize,
+    /// Leaves gathered from each game's search per round (virtual loss spreads them).
+    pub leaves_per_game: usize,
+    /// Worker threads.
+    pub threads: usize,
+}
+
+/// What a self-play session did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SelfPlayStats {
+    /// Games finished.
+    pub games: u64,
+    /// Positions recorded (full searches).
+    pub positions: u64,
+    /// Moves played, in all games.
+    pub moves: u64,
+    /// Leaves evaluated by the evaluators.
+    pub evaluations: u64,
+    /// Evaluator calls (batches).
+    pub batches: u64,
+    /// Wall time of the whole session.
+    pub wall: Duration,
+    /// Summed time the workers spent inside `Evaluator::evaluate`.
+    pub eval_time: Duration,
+}
+
+impl SelfPlayStats {
+    /// Leaves evaluated per second of wall time.
+    #[must_use]
+    pub fn evaluations_per_second(&self) -> f64 {
+        self.evaluations as f64 / self.wall.as_secs_f64().max(1e-9)
+    }
+
+    /// Mean leaves per evaluator call.
+    #[must_use]
+    pub fn mean_batch(&self) -> f64 {
+        self.evaluations as f64 / (self.batches.max(1)) as f64
+    }
+}
+
+/// A game being played by a worker.
+struct Slot {
+    search: Search,
+    record: GameRecord,
+    rng: ChaCha8Rng,
+    full: bool,
+}
+
+/// Seed of game `index` of a session seeded with `seed` (splitmix64 of both).
+#[must_use]
+pub fn game_seed(seed: u64, index: u64) -> u64 {
+    let mut z = seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl SelfPlaySettings {
+    fn start_game(&self, seed: u64) -> Result<Slot, SearchError> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut game = Game::new(Position::start());
+        for _ in 0..self.opening_random_plies {
+            let moves = game.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            game.play_unchecked(moves[rng.random_range(0..moves.len())]);
+        }
+        if game.is_over() {
+            // Random openings this short never end the game, but stay safe.
+            game = Game::new(Position::start());
+        }
+        let record = GameRecord {
+            start: *game.start(),
+            moves: game.moves().to_vec(),
+            result: GameResult::Unfinished,
+            positions: Vec::new(),
+        };
+        let search = Search::new(game, self.search.clone(), rng.random())?;
+        let mut slot = Slot {
+            search,
+            record,
+            rng,
+            full: true,
+        };
+        self.choose_budget(&mut slot);
+        Ok(slot)
+    }
+
+    /// Playout-cap randomisation: draws whether the next move gets the full search.
+    fn choose_budget(&self, slot: &mut Slot) {
+        slot.full = slot.rng.random::<f32>() < self.full_search_fraction;
+        let budget = if slot.full {
+            self.search.simulations
+        } else {
+            self.cheap_simulations
+        };
+        slot.search.set_simulations(budget);
+    }
+
+    /// The move to play: the search's best move, or, in the opening plies, a move drawn
+    /// from its policy target sharpened by the temperature.
+    fn choose_move(&self, result: &SearchResult, slot: &mut Slot) -> Move {
+        let ply = slot.search.game().ply();
+        if ply >= self.temperature_plies as usize || self.temperature <= 0.0 {
+            return result.best_move;
+        }
+        let weights: Vec<f64> = result
+            .policy
+            .iter()
+            .map(|&p| f64::from(p.max(0.0)).powf(1.0 / f64::from(self.temperature)))
+            .collect();
+        let total: f64 = weights.iter().sum();
+        if !(total > 0.0 && total.is_finite()) {
+            return result.best_move;
+        }
+        let mut x = slot.rng.random::<f64>() * total;
+        for (i, w) in weights.iter().enumerate() {
+            x -= w;
+            if x < 0.0 {
+                return result.moves[i];
+            }
+        }
+        result.best_move
+    }
+
+    /// Plays the searched move of a done search; returns whether the game ended (by the
+    /// rules or the ply cap).
+    fn finish_move(&self, slot: &mut Slot) -> Result<bool, SearchError> {
+        let result = slot.search.result()?;
+        if slot.full {
+            slot.record.positions.push(PositionRecord {
+                ply: slot.search.game().ply() as u32,
+                policy: result
+                    .moves
+                    .iter()
+                    .copied()
+                    .zip(result.policy.iter().copied())
+                    .filter(|&(_, p)| p > 0.0)
+                    .collect(),
+                root_value: result.value.clamp(-1.0, 1.0),
+                full_search: true,
+            });
+        }
+        let mv = self.choose_move(&result, slot);
+        slot.search.advance(mv)?;
+        slot.record.moves.push(mv);
+        let game = slot.search.game();
+        if let Some(outcome) = game.outcome() {
+            slot.record.result = GameResult::Finished(outcome);
+            return Ok(true);
+        }
+        if game.ply() >= self.ply_cap as usize {
+            return Ok(true);
+        }
+        self.choose_budget(slot);
+        Ok(false)
+    }
+}
+
+/// Plays games `first_game..first_game + games` (indices seed each game) on
+/// `settings.threads` workers. `make_evaluator(worker)` builds each worker's evaluator on
+/// its thread. `on_game` runs on the calling thread for every finished game, in finishing
+/// order; returning an error stops the session (games in flight are dropped).
+pub fn play<E, F, G, Err>(
+    settings: &SelfPlaySettings,
+    seed: u64,
+    first_game: u64,
+    games: u64,
+    make_evaluator: F,
+    mut on_game: G,
+) -> Result<SelfPlayStats, Err>
+where
+    E: Evaluator,
+    F: Fn(usize) -> E + Sync,
+    G: FnMut(GameRecord, &SelfPlayStats) -> Result<(), Err>,
+    Err: From<SearchError>,
+{
+    let t0 = Instant::now();
+    let next_game = AtomicU64::new(0);
+    let stop = AtomicUsize::new(0);
+    let evaluations = AtomicU64::new(0);
+    let batches = AtomicU64::new(0);
+    let eval_nanos = AtomicU64::new(0);
+    let mut stats = SelfPlayStats::default();
+    let (tx, rx) = mpsc::channel::<Result<GameRecord, SearchError>>();
+    let threads = settings.threads.max(1);
+
+    let outcome = std::thread::scope(|scope| {
+        for worker in 0..threads {
+            let tx = tx.clone();
+            let (make_evaluator, next_game, stop) = (&make_evaluator, &next_game, &stop);
+            let (evaluations, batches, eval_nanos) = (&evaluations, &batches, &eval_nanos);
+            scope.spawn(move || {
+                let mut evaluator = make_evaluator(worker);
+                let mut worker_loop = || -> Result<(), SearchError> {
+                    let mut slots: Vec<Slot> = Vec::new();
+                    let mut leaves: Vec<Leaf> = Vec::new();
+                    let mut counts: Vec<usize> = Vec::new();
+                    loop {
+                        if stop.load(Ordering::Relaxed) != 0 {
+                            return Ok(());
+                        }
+                        while slots.len() < settings.concurrent_games.max(1) {
+                            let index = next_game.fetch_add(1, Ordering::Relaxed);
+                            if index >= games {
+                                break;
+                            }
+                            slots.push(settings.start_game(game_seed(seed, first_game + index))?);
+                        }
+                        if slots.is_empty() {
+                            return Ok(());
+                        }
+                        leaves.clear();
+                        counts.clear();
+                        for slot in &mut slots {
+                            counts.push(
+                                slot.search
+                                    .gather(settings.leaves_per_game.max(1), &mut leaves),
+                            );
+                        }
+                        if !leaves.is_empty() {
+                            let t = Instant::now();
+                            let evals: Vec<Evaluation> = evaluator.evaluate(&leaves);
+                            eval_nanos.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                            evaluations.fetch_add(leaves.len() as u64, Ordering::Relaxed);
+                            batches.fetch_add(1, Ordering::Relaxed);
+                            let mut offset = 0;
+                            for (slot, &n) in slots.iter_mut().zip(&counts) {
+                                if n > 0 {
+                                    slot.search.apply(&evals[offset..offset + n])?;
+                                    offset += n;
+                                }
+                            }
+                        }
+                        let mut i = 0;
+                        while i < slots.len() {
+                            let done =
+                                slots[i].search.is_done() && slots[i].search.in_flight() == 0;
+                            if done && settings.finish_move(&mut slots[i])? {
+                                let record = slots.swap_remove(i).record;
+                                if tx.send(Ok(record)).is_err() {
+                                    return Ok(());
+                                }
+                                continue;
+                            }
+                            i += 1;
+                        }
+                    }
+                };
+                if let Err(e) = worker_loop() {
+                    let _ = tx.send(Err(e));
+                }
+            });
+        }
+        drop(tx);
+        for message in rx.iter() {
+            let record = match message {
+                Ok(record) => record,
+                Err(e) => {
+                    stop.store(1, Ordering::Relaxed);
+                    return Err(Err::from(e));
+                }
+            };
+            stats.games += 1;
+            stats.moves += record.moves.len() as u64;
+            stats.positions += record.positions.len() as u64;
+            stats.evaluations = evaluations.load(Ordering::Relaxed);
+            stats.batches = batches.load(Ordering::Relaxed);
+            stats.wall = t0.elapsed();
+            stats.eval_time = Duration::from_nanos(eval_nanos.load(Ordering::Relaxed));
+            if let Err(e) = on_game(record, &stats) {
+                stop.store(1, Ordering::Relaxed);
+                return Err(e);
+            }
+        }
+        Ok(())
+    });
+    outcome?;
+    stats.evaluations = evaluations.load(Ordering::Relaxed);
+    stats.batches = batches.load(Ordering::Relaxed);
+    stats.wall = t0.elapsed();
+    stats.eval_time = Duration::from_nanos(eval_nanos.load(Ordering::Relaxed));
+    Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brandubh_search::UniformEvaluator;
+
+    fn settings(threads: usize) -> SelfPlaySettings {
+        let mut search = SearchConfig::gumbel(8);
+        search.ply_cap = Some(30);
+        SelfPlaySettings {
+            search,
+            cheap_simulations: 2,
+            full_search_fraction: 0.5,
+            ply_cap: 30,
+            opening_random_plies: 2,
+            temperature: 1.0,
+            temperature_plies: 6,
+            concurrent_games: 3,
+            leaves_per_game: 2,
+            threads,
+        }
+    }
+
+    fn collect(threads: usize, seed: u64) -> (Vec<GameRecord>, SelfPlayStats) {
+        let mut games = Vec::new();
+        let stats = play::<_, _, _, SearchError>(
+            &settings(threads),
+            seed,
+            0,
+            7,
+            |_| UniformEvaluator,
+            |g, _| {
+                games.push(g);
+                Ok(())
+            },
+        )
+        .unwrap();
+        (games, stats)
+    }
+
+    #[test]
+    fn plays_every_game_and_records_valid_games() {
+        let (games, stats) = collect(2, 1);
+        assert_eq!(games.len(), 7);
+        assert_eq!(stats.games, 7);
+        assert!(stats.evaluations > 0 && stats.batches > 0);
+        assert!(
+            stats.mean_batch() > 1.0,
+            "leaves of several games share a batch"
+        );
+        for g in &games {
+            g.validate().unwrap();
+            assert!(g.moves.len() <= 30);
+            assert!(g.moves.len() >= 2, "two random opening plies at least");
+            assert!(g.positions.iter().all(|p| p.ply >= 2 && p.full_search));
+            if g.moves.len() < 30 {
+                assert!(matches!(g.result, GameResult::Finished(_)));
+            }
+        }
+        let recorded: u64 = games.iter().map(|g| g.positions.len() as u64).sum();
+        assert_eq!(recorded, stats.positions);
+        // Roughly half the moves get the full search.
+        let moves: usize = games.iter().map(|g| g.moves.len() - 2).sum();
+        assert!(recorded as usize > moves / 5 && (recorded as usize) < moves * 4 / 5);
+    }
+
+    #[test]
+    fn same_seed_same_games_with_one_worker() {
+        let mut a = collect(1, 9).0;
+        let mut b = collect(1, 9).0;
+        let key = |g: &GameRecord| g.moves.clone();
+        a.sort_by_key(key);
+        b.sort_by_key(key);
+        assert_eq!(a, b);
+        let mut c = collect(1, 10).0;
+        c.sort_by_key(key);
+        assert_ne!(a, c);
+    }
+
+    #[test]
+    fn a_callback_error_stops_the_session() {
+        let mut seen = 0;
+        let r = play::<_, _, _, Box<dyn std::error::Error>>(
+            &settings(2),
+            3,
+            0,
+            50,
+            |_| UniformEvaluator,
+            |_, _| {
+                seen += 1;
+                if seen == 2 {
+                    Err("disk full".into())
+                } else {
+                    Ok(())
+                }
+            },
+        );
+        assert_eq!(r.unwrap_err().to_string(), "disk full");
+        assert_eq!(seen, 2);
+    }
+}
