@@ -166,17 +166,24 @@ impl LadderReport {
         );
         for (i, e) in self.entries.iter().enumerate() {
             let step = e.step.map_or_else(|| "-".to_owned(), |s| s.to_string());
+            let interval = if e.key == self.anchor {
+                "(anchor)".to_owned()
+            } else {
+                format!(
+                    "{} to {}",
+                    crate::runner::signed(e.rating.low),
+                    crate::runner::signed(e.rating.high)
+                )
+            };
             let _ = writeln!(
                 t,
-                "{:>3}  {:<width$}  {:>8}  {:>6}  {:>6.3}  {:>6}  {} to {}",
+                "{:>3}  {:<width$}  {:>8}  {:>6}  {:>6.3}  {:>6}  {interval}",
                 i + 1,
                 e.name,
                 step,
                 e.games,
                 e.score,
                 crate::runner::signed(e.rating.elo),
-                crate::runner::signed(e.rating.low),
-                crate::runner::signed(e.rating.high),
             );
         }
         t

@@ -282,7 +282,8 @@ pub(crate) fn signed(v: f64) -> String {
 }
 
 impl fmt::Display for MatchReport {
-    /// A few lines for people; `--json` gives everything.
+    /// A few lines for people, naming the agents A and B after the first line; `--json`
+    /// gives everything.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let r = &self.record;
         let g = &self.games;
@@ -293,16 +294,15 @@ impl fmt::Display for MatchReport {
         )?;
         writeln!(
             f,
-            "matches  {} W / {} D / {} L for {} (match score {:.3})",
-            r.wins, r.draws, r.losses, self.a, self.match_score
+            "matches  A {} W / {} D / {} L (match score {:.3})",
+            r.wins, r.draws, r.losses, self.match_score
         )?;
         writeln!(
             f,
-            "games    {} wins {} as White, {} as Black; {} wins {} as White, {} as Black; {} unfinished (game score {:.3})",
-            self.a,
+            "games    A won {} as White, {} as Black; B won {} as White, {} as Black; \
+             {} unfinished (A's game score {:.3})",
             g.a_wins_as_white,
             g.a_wins_as_black,
-            self.b,
             g.b_wins_as_white,
             g.b_wins_as_black,
             g.unfinished,
@@ -315,9 +315,7 @@ impl fmt::Display for MatchReport {
         )?;
         write!(
             f,
-            "elo      {} - {} = {} (95% interval {} to {}), from the game score",
-            self.a,
-            self.b,
+            "elo      A - B = {} (95% interval {} to {}), from the game score",
             signed(self.elo.elo),
             signed(self.elo.low),
             signed(self.elo.high)
