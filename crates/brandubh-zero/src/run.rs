@@ -397,7 +397,12 @@ pub fn prepare(config: &TrainConfig, options: &RunOptions) -> Result<RunState, R
     let config_path = dir.config();
     if config_path.exists() {
         let stored = TrainConfig::from_file(&config_path)?;
-        let changed = stored.changed_keys(config);
+        // Raising `iterations` extends a run; every other change needs --force-config.
+        let changed: Vec<String> = stored
+            .changed_keys(config)
+            .into_iter()
+            .filter(|k| k != "iterations")
+            .collect();
         if !changed.is_empty() {
             if !options.force_config {
                 return Err(RunError::ConfigChanged {

@@ -1,0 +1,190 @@
+//! End-to-end tests of the training loop on `configs/tiny.toml`.
+
+use std::path::{Path, PathBuf};
+
+use brandubh_net::checkpoint;
+use brandubh_net::{Device, NetConfig};
+use brandubh_train::config::TrainConfig;
+use brandubh_train::metrics;
+use brandubh_train::replay;
+use brandubh_zero::run::{self, Quiet, RunDir, RunError, RunOptions};
+
+fn tiny() -> TrainConfig {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml");
+    let mut config = TrainConfig::from_file(path).unwrap();
+    // The evaluation hook belongs to the binary; the loop alone skips it.
+    config.evaluation.matches = 0;
+    config
+}
+
+struct TempDir(PathBuf);
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("brandubh-zero-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        TempDir(dir)
+    }
+}
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn options(dir: &Path, max_new: Option<u32>) -> RunOptions {
+    RunOptions {
+        dir: dir.to_path_buf(),
+        force_config: false,
+        max_new_iterations: max_new,
+        device: Device::flex(),
+    }
+}
+
+fn games_in_chunks(dir: &RunDir) -> usize {
+    replay::list_chunks(&dir.chunks())
+        .unwrap()
+        .iter()
+        .map(|c| replay::read_chunk(&c.path).unwrap().games.len())
+        .sum()
+}
+
+#[test]
+fn two_iterations_leave_a_complete_run_directory() {
+    let tmp = TempDir::new("e2e");
+    let config = tiny();
+    let state = run::train(&config, &options(&tmp.0, None), &mut Quiet).unwrap();
+    assert_eq!(state.iteration, 2);
+    assert_eq!(state.total_games, 8);
+    let dir = RunDir::new(&tmp.0);
+    // Every chunk decodes (replaying its games through the rules) and holds all games.
+    assert_eq!(games_in_chunks(&dir), 8);
+    let positions: u64 = replay::list_chunks(&dir.chunks())
+        .unwrap()
+        .iter()
+        .map(|c| replay::read_chunk(&c.path).unwrap().position_count() as u64)
+        .sum();
+    assert_eq!(positions, state.total_positions);
+    // Checkpoints 0..=2 load with the run's network shape.
+    let expected = run::net_config(&config);
+    for i in 0..=2 {
+        let (_, meta) =
+            checkpoint::load(dir.checkpoint(i), &Device::flex(), Some(&expected)).unwrap();
+        assert_eq!(meta.config, expected);
+    }
+    assert!(checkpoint::load(dir.checkpoint(2), &Device::flex(), Some(&NetConfig::new())).is_err());
+    // One metrics line per iteration, and the plot.
+    let lines = metrics::read_metrics(&dir.metrics()).unwrap();
+    assert_eq!(
+        lines.iter().map(|m| m.iteration).collect::<Vec<_>>(),
+        vec![1, 2]
+    );
+    assert!(
+        lines
+            .iter()
+            .all(|m| m.selfplay_games == 4 && m.training_steps == 3)
+    );
+    assert!(
+        lines
+            .iter()
+            .all(|m| m.policy_loss.is_finite() && m.value_loss.is_finite())
+    );
+    let png = std::fs::read(tmp.0.join("learning_curves.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    // Nothing left half-written.
+    for d in [tmp.0.clone(), dir.chunks(), dir.checkpoints()] {
+        for e in std::fs::read_dir(d).unwrap() {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            assert!(!name.ends_with(".tmp"), "{name}");
+        }
+    }
+    // A finished run does nothing more.
+    let again = run::train(&config, &options(&tmp.0, None), &mut Quiet).unwrap();
+    assert_eq!(again, state);
+}
+
+#[test]
+fn a_stopped_run_resumes_where_it_stopped() {
+    let tmp = TempDir::new("resume");
+    let config = tiny();
+    let first = run::train(&config, &options(&tmp.0, Some(1)), &mut Quiet).unwrap();
+    assert_eq!(first.iteration, 1);
+    let second = run::train(&config, &options(&tmp.0, Some(1)), &mut Quiet).unwrap();
+    assert_eq!(second.iteration, 2);
+    assert_eq!(second.total_games, 8);
+    assert!(second.total_steps > first.total_steps);
+    let dir = RunDir::new(&tmp.0);
+    assert_eq!(games_in_chunks(&dir), 8);
+    let lines = metrics::read_metrics(&dir.metrics()).unwrap();
+    assert_eq!(lines.len(), 2);
+}
+
+#[test]
+fn games_written_before_a_crash_are_kept_and_not_replayed() {
+    let tmp = TempDir::new("crash");
+    let config = tiny();
+    run::train(&config, &options(&tmp.0, Some(1)), &mut Quiet).unwrap();
+    let dir = RunDir::new(&tmp.0);
+    let state_after_1 = std::fs::read(dir.state()).unwrap();
+    run::train(&config, &options(&tmp.0, Some(1)), &mut Quiet).unwrap();
+    // Simulate a kill after iteration 2's self-play (its chunks are on disk) but before
+    // its state was written, with a half-written temporary file lying around.
+    std::fs::write(dir.state(), &state_after_1).unwrap();
+    std::fs::write(dir.chunks().join("chunk-000002-000009.brz.tmp"), b"partial").unwrap();
+    let state = run::train(&config, &options(&tmp.0, None), &mut Quiet).unwrap();
+    assert_eq!(state.iteration, 2);
+    assert_eq!(
+        state.total_games, 8,
+        "iteration 2's games were reused, none replayed"
+    );
+    assert_eq!(games_in_chunks(&dir), 8);
+    assert!(!dir.chunks().join("chunk-000002-000009.brz.tmp").exists());
+    let lines = metrics::read_metrics(&dir.metrics()).unwrap();
+    assert_eq!(
+        lines.iter().map(|m| m.iteration).collect::<Vec<_>>(),
+        vec![1, 2]
+    );
+}
+
+#[test]
+fn a_changed_configuration_is_refused_unless_forced() {
+    let tmp = TempDir::new("changed");
+    let config = tiny();
+    run::train(&config, &options(&tmp.0, Some(1)), &mut Quiet).unwrap();
+    let mut changed = config.clone();
+    changed.training.learning_rate = 0.01;
+    let err = run::train(&changed, &options(&tmp.0, Some(1)), &mut Quiet).unwrap_err();
+    assert!(matches!(err, RunError::ConfigChanged { .. }), "{err}");
+    assert!(err.to_string().contains("training.learning_rate"), "{err}");
+    let mut forced = options(&tmp.0, Some(1));
+    forced.force_config = true;
+    let state = run::train(&changed, &forced, &mut Quiet).unwrap();
+    assert_eq!(state.iteration, 2);
+}
+
+#[test]
+fn a_corrupted_chunk_is_skipped_and_a_corrupted_checkpoint_is_named() {
+    let tmp = TempDir::new("corrupt");
+    let config = tiny();
+    run::train(&config, &options(&tmp.0, Some(1)), &mut Quiet).unwrap();
+    let dir = RunDir::new(&tmp.0);
+    // Flip a byte in the middle of the first chunk: training skips it with a warning.
+    let chunk = replay::list_chunks(&dir.chunks()).unwrap()[0].path.clone();
+    let mut bytes = std::fs::read(&chunk).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x55;
+    std::fs::write(&chunk, &bytes).unwrap();
+    let state = run::train(&config, &options(&tmp.0, Some(1)), &mut Quiet).unwrap();
+    assert_eq!(state.iteration, 2);
+    // Truncate the latest checkpoint's weights: the next run names the file.
+    let (weights, _) = checkpoint::paths(dir.checkpoint(2));
+    let bytes = std::fs::read(&weights).unwrap();
+    std::fs::write(&weights, &bytes[..bytes.len() / 3]).unwrap();
+    // Raising `iterations` extends a run without --force-config.
+    let mut more = config.clone();
+    more.iterations = 3;
+    let err = run::train(&more, &options(&tmp.0, Some(1)), &mut Quiet)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("iter-000002"), "{err}");
+    assert!(!err.contains('\n'), "{err}");
+}
