@@ -64,6 +64,8 @@ pub struct SelfPlayStats {
     pub wall: Duration,
     /// Summed time the workers spent inside `Evaluator::evaluate`.
     pub eval_time: Duration,
+    /// Summed time the workers were running (from their start to their last game).
+    pub worker_time: Duration,
 }
 
 impl SelfPlayStats {
@@ -224,6 +226,7 @@ where
     let evaluations = AtomicU64::new(0);
     let batches = AtomicU64::new(0);
     let eval_nanos = AtomicU64::new(0);
+    let worker_nanos = AtomicU64::new(0);
     let mut stats = SelfPlayStats::default();
     let (tx, rx) = mpsc::channel::<Result<GameRecord, SearchError>>();
     let threads = settings.threads.max(1);
@@ -233,7 +236,9 @@ where
             let tx = tx.clone();
             let (make_evaluator, next_game, stop) = (&make_evaluator, &next_game, &stop);
             let (evaluations, batches, eval_nanos) = (&evaluations, &batches, &eval_nanos);
+            let worker_nanos = &worker_nanos;
             scope.spawn(move || {
+                let started = Instant::now();
                 let mut evaluator = make_evaluator(worker);
                 let mut worker_loop = || -> Result<(), SearchError> {
                     let mut slots: Vec<Slot> = Vec::new();
@@ -290,7 +295,9 @@ where
                         }
                     }
                 };
-                if let Err(e) = worker_loop() {
+                let result = worker_loop();
+                worker_nanos.fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                if let Err(e) = result {
                     let _ = tx.send(Err(e));
                 }
             });
@@ -323,6 +330,7 @@ where
     stats.batches = batches.load(Ordering::Relaxed);
     stats.wall = t0.elapsed();
     stats.eval_time = Duration::from_nanos(eval_nanos.load(Ordering::Relaxed));
+    stats.worker_time = Duration::from_nanos(worker_nanos.load(Ordering::Relaxed));
     Ok(stats)
 }
 
