@@ -1,0 +1,119 @@
+//! `brandubh train` and `brandubh bench` through the binary.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn brandubh(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_brandubh"))
+        .args(args)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the brandubh binary runs")
+}
+
+fn temp(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("brandubh-cli-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn train_tiny_runs_and_continues() {
+    let dir = temp("train");
+    let run = dir.to_str().unwrap();
+    let o = brandubh(&[
+        "train",
+        "--config",
+        "configs/tiny.toml",
+        "--run",
+        run,
+        "--quiet",
+        "--iterations",
+        "1",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("iteration 1:"), "{err}");
+    let o = brandubh(&[
+        "train",
+        "--config",
+        "configs/tiny.toml",
+        "--run",
+        run,
+        "--quiet",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("iteration 2:") && !err.contains("iteration 1:"),
+        "{err}"
+    );
+    let metrics = std::fs::read_to_string(dir.join("metrics.jsonl")).unwrap();
+    assert_eq!(metrics.lines().count(), 2);
+    // Per-iteration evaluation through the hook (tiny.toml plays 1 match each).
+    assert!(metrics.contains("\"vs_baseline\""), "{metrics}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_configs_are_named_in_one_line() {
+    let dir = temp("badconfig");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = [
+        (
+            "name = \"x\"\n[selfplay]\ngmes_per_iteration = 3\n",
+            "unknown key selfplay.gmes_per_iteration",
+        ),
+        (
+            "name = \"x\"\n[search]\nsimulations = 0\n",
+            "search.simulations",
+        ),
+        ("name = \"x\"\n[search\n", "invalid TOML"),
+    ];
+    for (i, (text, needle)) in cases.iter().enumerate() {
+        let path = dir.join(format!("bad{i}.toml"));
+        std::fs::write(&path, text).unwrap();
+        let o = brandubh(&[
+            "train",
+            "--config",
+            path.to_str().unwrap(),
+            "--run",
+            dir.join("run").to_str().unwrap(),
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success());
+        assert!(
+            err.contains(needle) && err.contains(&format!("bad{i}.toml")),
+            "{err}"
+        );
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(
+            !dir.join("run").exists(),
+            "nothing created for a bad config"
+        );
+    }
+    let o = brandubh(&["train", "--config", "configs/does-not-exist.toml"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("does-not-exist.toml"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bench_reports_the_self_play_ratio() {
+    let o = brandubh(&[
+        "bench",
+        "--config",
+        "configs/tiny.toml",
+        "--games",
+        "4",
+        "--seconds",
+        "0.2",
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        out.contains("network evaluations/s") && out.contains("% of the raw rate"),
+        "{out}"
+    );
+}
