@@ -45,11 +45,36 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) if out::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            // One line: the whole context chain, outermost first.
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", one_line(&err));
             ExitCode::FAILURE
         }
     }
+}
+
+/// The whole context chain on one line, outermost first. A cause whose text ends its
+/// parent's message (after `: `) is left out: library errors that show their source and
+/// also return it from `source()` would otherwise print it twice. Line breaks inside a
+/// message (e.g. burn's reports) become `; `.
+fn one_line(err: &anyhow::Error) -> String {
+    let mut line = String::new();
+    let mut parent = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if parent == text || parent.ends_with(&format!(": {text}")) {
+            parent = text;
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+        parent = text;
+    }
+    line.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// Log lines (tracing) go to stderr; `RUST_LOG` overrides the default level `info`.
