@@ -571,8 +571,10 @@ fn config_diff(found: &NetConfig, expected: &NetConfig) -> String {
         .join(", ")
 }
 
-/// The model's tensors as a safetensors file image.
-pub(crate) fn weights_to_bytes(model: &PolicyValueNet) -> Result<Vec<u8>, String> {
+/// The model's tensors as a safetensors file image (what [`save`] writes to the weights
+/// file), for formats that embed the weights in a file of their own. The error is burn's
+/// report.
+pub fn weights_to_bytes(model: &PolicyValueNet) -> Result<Vec<u8>, String> {
     // `valid()` folds pending batch-norm running-statistics updates in; saving the training
     // model directly would store them one update late.
     let model = model.valid();
@@ -581,9 +583,11 @@ pub(crate) fn weights_to_bytes(model: &PolicyValueNet) -> Result<Vec<u8>, String
     store.get_bytes().map_err(|e| e.to_string())
 }
 
-/// A model of `config` on `device` with the tensors of a safetensors file image. Every
-/// tensor must be present with its shape, and nothing else.
-pub(crate) fn weights_from_bytes(
+/// A model of `config` on `device` with the tensors of a safetensors file image (the inverse
+/// of [`weights_to_bytes`]). Every tensor must be present with its shape, and nothing else;
+/// the error is burn's report. The bytes are not checked against a hash: callers check
+/// their own.
+pub fn weights_from_bytes(
     config: &NetConfig,
     bytes: Vec<u8>,
     device: &Device,
@@ -673,6 +677,22 @@ mod tests {
         // Another config's weights.
         let other = NetConfig::new().with_channels(6).with_blocks(1);
         assert!(weights_from_bytes(&other, good, &device).is_err());
+    }
+
+    /// The public in-memory pair round-trips to the same network outputs (not necessarily
+    /// the same bytes: burn may lay a re-saved file out differently).
+    #[test]
+    fn weights_bytes_round_trip() {
+        let config = NetConfig::new().with_channels(4).with_blocks(1);
+        let device = Device::flex();
+        let model = config.init(&device);
+        let bytes = weights_to_bytes(&model).expect("serialise");
+        let loaded = weights_from_bytes(&config, bytes, &device).expect("parse");
+        let input = crate::encoding::encode(&brandubh_rules::Position::start(), 1);
+        let a = crate::FastNet::from_model(&model).forward(&input);
+        let b = crate::FastNet::from_model(&loaded).forward(&input);
+        assert_eq!(a.values, b.values);
+        assert_eq!(a.policy_logits, b.policy_logits);
     }
 
     #[test]

@@ -1,0 +1,529 @@
+//! [`Agent`]: a loaded agent file, its network ready for inference, and what it is for:
+//! players for games ([`Agent::player`]) and analysis of positions ([`Agent::analyze`]).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use brandubh_net::encoding::{ENCODING_VERSION, NUM_PLANES, PLANE_SIZE, POLICY_SIZE};
+use brandubh_net::{Device, FastNet, NetConfig, NetEvaluator, PolicyValueNet, checkpoint};
+use brandubh_rules::{Game, Move};
+use brandubh_search::{Evaluator, Leaf, MctsPlayer, Search, SearchConfig};
+
+use crate::error::AgentError;
+use crate::format;
+use crate::meta::{AgentMeta, RULES_NAME, SearchSettings, SourceInfo, TrainingInfo, utc_date};
+
+/// Most simulations an analysis or a player may ask for.
+pub const MAX_SIMULATIONS: u32 = 1_000_000;
+
+/// Largest model sizes a file may claim (guards against absurd allocations).
+const MAX_CHANNELS: usize = 1024;
+const MAX_BLOCKS: usize = 256;
+const MAX_HEAD: usize = 4096;
+
+/// A trained agent: its metadata and its network on the fast inference path.
+///
+/// ```no_run
+/// use brandubh_agent::{Agent, Budget};
+/// use brandubh_rules::Game;
+///
+/// let agent = Agent::load("models/brandubh-v1.agent")?;
+/// let analysis = agent.analyze(&Game::default(), Budget::Simulations(200), 1)?;
+/// println!("{} plays {} (value {:+.2})", agent.name(), analysis.best_move, analysis.value);
+/// # Ok::<(), brandubh_agent::AgentError>(())
+/// ```
+#[derive(Debug)]
+pub struct Agent {
+    meta: AgentMeta,
+    net: Arc<FastNet>,
+    weights: Vec<u8>,
+    path: PathBuf,
+    /// Simulations per second measured so far (f64 bits; 0: not measured), for time budgets.
+    rate: AtomicU64,
+}
+
+/// How long a search may run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Budget {
+    /// This many simulations.
+    Simulations(u32),
+    /// About this long: the simulations this agent runs in that time on this machine,
+    /// measured on its earlier searches (a short calibration before the first).
+    Time(Duration),
+}
+
+/// What a search says about one root move.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveStats {
+    /// The move.
+    pub mv: Move,
+    /// Simulations through it.
+    pub visits: u32,
+    /// The network's prior for it.
+    pub prior: f32,
+    /// The search's policy for it: the visit distribution (PUCT) or the improved policy
+    /// (Gumbel).
+    pub policy: f32,
+    /// Its mean value in [-1, 1] for the side to move at the root; `None` when unvisited.
+    pub q: Option<f32>,
+}
+
+/// The result of [`Agent::analyze`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Analysis {
+    /// The move the agent plays.
+    pub best_move: Move,
+    /// The root's value after the search, in [-1, 1], for the side to move.
+    pub value: f32,
+    /// The network's own value of the root, before any search.
+    pub net_value: f32,
+    /// Every legal move: the best move first, then by visits and prior.
+    pub moves: Vec<MoveStats>,
+    /// Simulations run.
+    pub simulations: u32,
+    /// Time the search took.
+    pub elapsed: Duration,
+}
+
+impl Agent {
+    /// Loads and checks the agent file at `path` (see the crate documentation for what is
+    /// checked). Needs nothing but the file.
+    pub fn load(path: impl AsRef<Path>) -> Result<Agent, AgentError> {
+        let path = path.as_ref();
+        let bytes = read_file(path)?;
+        Agent::from_bytes(&bytes, path)
+    }
+
+    /// An agent from the bytes of an agent file; `path` names it in errors.
+    pub fn from_bytes(bytes: &[u8], path: impl AsRef<Path>) -> Result<Agent, AgentError> {
+        let path = path.as_ref();
+        let (meta, weights) = parse(bytes, path)?;
+        let model = checkpoint::weights_from_bytes(&meta.model, weights.to_vec(), &Device::flex())
+            .map_err(|reason| AgentError::Weights {
+                path: path.to_path_buf(),
+                reason: one_line(&reason),
+            })?;
+        Ok(Agent {
+            net: Arc::new(FastNet::from_model(&model)),
+            meta,
+            weights: weights.to_vec(),
+            path: path.to_path_buf(),
+            rate: AtomicU64::new(0),
+        })
+    }
+
+    /// Reads and checks the agent file at `path` (checksums included) and returns its
+    /// metadata, without building the network.
+    pub fn read_meta(path: impl AsRef<Path>) -> Result<AgentMeta, AgentError> {
+        let path = path.as_ref();
+        let bytes = read_file(path)?;
+        Ok(parse(&bytes, path)?.0)
+    }
+
+    /// An agent around `model`. `meta` gives the name, search settings, training and
+    /// source; the fields that describe the weights (rules, encoding version, model config,
+    /// weights size and CRC) and the export date are filled in here. `path` is where the
+    /// agent will be saved (it names the agent in errors).
+    pub fn from_model(
+        model: &PolicyValueNet,
+        mut meta: AgentMeta,
+        path: impl AsRef<Path>,
+    ) -> Result<Agent, AgentError> {
+        let path = path.as_ref();
+        let weights =
+            checkpoint::weights_to_bytes(model).map_err(|reason| AgentError::Weights {
+                path: path.to_path_buf(),
+                reason: one_line(&reason),
+            })?;
+        let now = crate::meta::now_unix_s();
+        meta.rules = RULES_NAME.to_owned();
+        meta.encoding_version = ENCODING_VERSION;
+        meta.model = model.config();
+        meta.weights_bytes = weights.len() as u64;
+        meta.weights_crc32 = format!("{:08x}", crc32fast::hash(&weights));
+        meta.exported_unix_s = now;
+        meta.exported_date = utc_date(now);
+        meta.exported_by = concat!("brandubh-agent ", env!("CARGO_PKG_VERSION")).to_owned();
+        // Refuse to build what could not be loaded back.
+        check_meta(&meta, &weights, path)?;
+        Ok(Agent {
+            net: Arc::new(FastNet::from_model(model)),
+            meta,
+            weights,
+            path: path.to_path_buf(),
+            rate: AtomicU64::new(0),
+        })
+    }
+
+    /// The bytes of this agent's file.
+    ///
+    /// # Panics
+    /// Never in practice: the metadata is plain data that always serialises.
+    #[must_use]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let json = serde_json::to_vec_pretty(&self.meta).expect("agent metadata serialises");
+        format::encode(&json, &self.weights)
+    }
+
+    /// Writes the agent file to `path` atomically (temporary sibling, `fsync`, rename);
+    /// returns its size in bytes.
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<u64, AgentError> {
+        let bytes = self.to_bytes();
+        format::write_atomic(path.as_ref(), &bytes)?;
+        Ok(bytes.len() as u64)
+    }
+
+    /// The metadata.
+    #[must_use]
+    pub fn meta(&self) -> &AgentMeta {
+        &self.meta
+    }
+
+    /// The agent's name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.meta.name
+    }
+
+    /// The file it was loaded from (or will be saved to).
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The network, shareable between threads.
+    #[must_use]
+    pub fn net(&self) -> &Arc<FastNet> {
+        &self.net
+    }
+
+    /// A fresh evaluator on the network (identity symmetry: deterministic).
+    #[must_use]
+    pub fn evaluator(&self) -> NetEvaluator {
+        NetEvaluator::new(Arc::clone(&self.net))
+    }
+
+    /// The network's value (side to move's view) and priors (in `game.legal_moves()`
+    /// order) for the current position of an unfinished game; `None` once it is over.
+    #[must_use]
+    pub fn evaluate(&self, game: &Game) -> Option<(f32, Vec<f32>)> {
+        if game.is_over() {
+            return None;
+        }
+        let mut e = self.evaluator().evaluate(&[Leaf::from_game(game)]);
+        let e = e.pop()?;
+        Some((e.value, e.priors))
+    }
+
+    /// The search this agent plays with: its settings, `simulations` per move (default:
+    /// the file's), no noise, and `ply_cap` (none in play).
+    pub fn search_config(
+        &self,
+        simulations: Option<u32>,
+        ply_cap: Option<u32>,
+    ) -> Result<SearchConfig, AgentError> {
+        let sims = simulations.unwrap_or(self.meta.search.simulations);
+        if sims > MAX_SIMULATIONS {
+            return Err(AgentError::Settings {
+                path: self.path.clone(),
+                cause: brandubh_search::ConfigError {
+                    field: "simulations",
+                    value: sims.to_string(),
+                    expected: "at most 1000000",
+                },
+            });
+        }
+        self.meta
+            .search
+            .search_config(sims, ply_cap)
+            .map_err(|cause| AgentError::Settings {
+                path: self.path.clone(),
+                cause,
+            })
+    }
+
+    /// A player with the file's search settings and no ply cap, seeded with `seed`.
+    pub fn player(&self, seed: u64) -> Result<MctsPlayer<NetEvaluator>, AgentError> {
+        self.player_with(None, None, seed)
+    }
+
+    /// A player with `simulations` per move (default: the file's) and `ply_cap` (treated
+    /// by the search as the end of the game), seeded with `seed`.
+    pub fn player_with(
+        &self,
+        simulations: Option<u32>,
+        ply_cap: Option<u32>,
+        seed: u64,
+    ) -> Result<MctsPlayer<NetEvaluator>, AgentError> {
+        let config = self.search_config(simulations, ply_cap)?;
+        MctsPlayer::new(self.evaluator(), config, seed).map_err(|cause| AgentError::Settings {
+            path: self.path.clone(),
+            cause,
+        })
+    }
+
+    /// Searches the current position of `game` with this agent's settings and `budget`
+    /// (a fresh tree, seeded with `seed`) and reports every root move.
+    pub fn analyze(&self, game: &Game, budget: Budget, seed: u64) -> Result<Analysis, AgentError> {
+        let search_err = |cause| AgentError::Search {
+            path: self.path.clone(),
+            cause,
+        };
+        if game.is_over() {
+            return Err(search_err(brandubh_search::SearchError::GameOver));
+        }
+        let simulations = match budget {
+            Budget::Simulations(n) => n,
+            Budget::Time(t) => self.simulations_for(t, game),
+        };
+        let config = self.search_config(Some(simulations), None)?;
+        let mut evaluator = self.evaluator();
+        let t0 = Instant::now();
+        let mut search = Search::new(game.clone(), config, seed).map_err(search_err)?;
+        let result = search.run(&mut evaluator, 1).map_err(search_err)?;
+        let elapsed = t0.elapsed();
+        self.record_rate(result.simulations, elapsed);
+        let tree = search.tree();
+        let root = tree.root();
+        let mut moves: Vec<MoveStats> = tree
+            .children(root)
+            .zip(&result.policy)
+            .map(|(child, &policy)| {
+                let node = tree.node(child);
+                MoveStats {
+                    mv: node.mv().unwrap_or(result.best_move),
+                    visits: node.visits(),
+                    prior: node.prior(),
+                    policy,
+                    // A child's value is from its own side to move's view: the opponent's.
+                    q: (node.visits() > 0).then(|| -node.value()),
+                }
+            })
+            .collect();
+        let best = result.best_move;
+        moves.sort_by(|a, b| {
+            (b.mv == best)
+                .cmp(&(a.mv == best))
+                .then(b.visits.cmp(&a.visits))
+                .then(b.prior.total_cmp(&a.prior))
+        });
+        let net_value = self.evaluate(game).map_or(0.0, |(v, _)| v);
+        Ok(Analysis {
+            best_move: best,
+            value: result.value,
+            net_value,
+            moves,
+            simulations: result.simulations,
+            elapsed,
+        })
+    }
+
+    /// Simulations that fit in `time`, from the rate measured so far (a short calibration
+    /// the first time).
+    fn simulations_for(&self, time: Duration, game: &Game) -> u32 {
+        let mut rate = f64::from_bits(self.rate.load(Ordering::Relaxed));
+        if rate <= 0.0 {
+            // Calibrate: single-leaf evaluations dominate a search's cost.
+            let mut e = self.evaluator();
+            let leaf = [Leaf::from_game(game)];
+            let t0 = Instant::now();
+            let n = 16;
+            for _ in 0..n {
+                let _ = e.evaluate(&leaf);
+            }
+            rate = f64::from(n) / t0.elapsed().as_secs_f64().max(1e-9) * 0.8;
+        }
+        (rate * time.as_secs_f64()).clamp(1.0, f64::from(MAX_SIMULATIONS)) as u32
+    }
+
+    /// Remembers the speed of a search (a running mean favouring recent searches).
+    fn record_rate(&self, simulations: u32, elapsed: Duration) {
+        if simulations < 8 || elapsed.is_zero() {
+            return;
+        }
+        let measured = f64::from(simulations) / elapsed.as_secs_f64();
+        let old = f64::from_bits(self.rate.load(Ordering::Relaxed));
+        let new = if old > 0.0 {
+            0.5 * old + 0.5 * measured
+        } else {
+            measured
+        };
+        self.rate.store(new.to_bits(), Ordering::Relaxed);
+    }
+}
+
+impl AgentMeta {
+    /// Metadata for [`Agent::from_model`]: the name, search settings, training and source;
+    /// the rest is filled in from the model when the agent is built.
+    #[must_use]
+    pub fn new(
+        name: impl Into<String>,
+        search: SearchSettings,
+        training: TrainingInfo,
+        source: SourceInfo,
+    ) -> AgentMeta {
+        AgentMeta {
+            name: name.into(),
+            rules: RULES_NAME.to_owned(),
+            encoding_version: ENCODING_VERSION,
+            model: NetConfig::new(),
+            search,
+            training,
+            source,
+            exported_unix_s: 0,
+            exported_date: String::new(),
+            exported_by: String::new(),
+            weights_bytes: 0,
+            weights_crc32: String::new(),
+        }
+    }
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>, AgentError> {
+    let io = |cause| AgentError::Io {
+        path: path.to_path_buf(),
+        cause,
+    };
+    let len = std::fs::metadata(path).map_err(io)?.len();
+    let max = format::HEADER_LEN as u64 + u64::from(format::MAX_META_LEN) + format::MAX_WEIGHTS_LEN;
+    if len > max {
+        return Err(AgentError::Length {
+            path: path.to_path_buf(),
+            len,
+            expected: max,
+        });
+    }
+    std::fs::read(path).map_err(io)
+}
+
+/// The checked metadata and the weights block of a file.
+fn parse<'a>(bytes: &'a [u8], path: &Path) -> Result<(AgentMeta, &'a [u8]), AgentError> {
+    let blocks = format::decode(bytes, path)?;
+    let meta: AgentMeta =
+        serde_json::from_slice(blocks.meta).map_err(|e| AgentError::Metadata {
+            path: path.to_path_buf(),
+            reason: one_line(&e.to_string()),
+        })?;
+    check_meta(&meta, blocks.weights, path)?;
+    Ok((meta, blocks.weights))
+}
+
+/// Everything the metadata promises that can be checked before building the network.
+fn check_meta(meta: &AgentMeta, weights: &[u8], path: &Path) -> Result<(), AgentError> {
+    let bad = |reason: String| AgentError::Metadata {
+        path: path.to_path_buf(),
+        reason,
+    };
+    if meta.rules != RULES_NAME {
+        return Err(bad(format!(
+            "the agent plays the rules {:?}, this build plays {RULES_NAME:?}",
+            one_line(&meta.rules)
+        )));
+    }
+    if meta.encoding_version != ENCODING_VERSION {
+        return Err(AgentError::Encoding {
+            path: path.to_path_buf(),
+            found: meta.encoding_version,
+            expected: ENCODING_VERSION,
+        });
+    }
+    let c = &meta.model;
+    if !c.is_valid()
+        || c.channels > MAX_CHANNELS
+        || c.blocks > MAX_BLOCKS
+        || c.policy_channels > MAX_HEAD
+        || c.value_channels > MAX_HEAD
+        || c.value_hidden > MAX_HEAD
+    {
+        return Err(bad(format!(
+            "implausible model: channels {}, blocks {}, heads {}/{}/{}",
+            c.channels, c.blocks, c.policy_channels, c.value_channels, c.value_hidden
+        )));
+    }
+    // The network is allocated before its weights are read: its size must be vouched for
+    // by the weights actually present.
+    let least = 4 * min_parameters(c);
+    if (weights.len() as u64) < least {
+        return Err(bad(format!(
+            "a C{}xN{} model needs at least {least} bytes of weights, the file has {}",
+            c.channels,
+            c.blocks,
+            weights.len()
+        )));
+    }
+    if meta.weights_bytes != weights.len() as u64 {
+        return Err(bad(format!(
+            "weights_bytes {} but the weights block has {} bytes",
+            meta.weights_bytes,
+            weights.len()
+        )));
+    }
+    let crc = format!("{:08x}", crc32fast::hash(weights));
+    if meta.weights_crc32 != crc {
+        return Err(bad(format!(
+            "weights_crc32 {:?} but the weights block has CRC-32 {crc}",
+            one_line(&meta.weights_crc32)
+        )));
+    }
+    if meta.search.simulations > MAX_SIMULATIONS {
+        return Err(bad(format!(
+            "search.simulations {} is above {MAX_SIMULATIONS}",
+            meta.search.simulations
+        )));
+    }
+    meta.search
+        .search_config(meta.search.simulations, None)
+        .map_err(|cause| AgentError::Settings {
+            path: path.to_path_buf(),
+            cause,
+        })?;
+    Ok(())
+}
+
+/// Weights of the convolutions and linear layers of a model of `config` (biases and
+/// batch-norm statistics left out): a lower bound of its parameter count.
+fn min_parameters(c: &NetConfig) -> u64 {
+    let (ch, sq) = (c.channels as u64, PLANE_SIZE as u64);
+    let (pc, vc, h) = (
+        c.policy_channels as u64,
+        c.value_channels as u64,
+        c.value_hidden as u64,
+    );
+    9 * NUM_PLANES as u64 * ch
+        + c.blocks as u64 * 2 * 9 * ch * ch
+        + ch * pc
+        + pc * sq * POLICY_SIZE as u64
+        + ch * vc
+        + vc * sq * h
+        + h
+}
+
+/// `text` on one line, at most 200 characters.
+fn one_line(text: &str) -> String {
+    let s: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(200)
+        .collect();
+    s.trim().to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn min_parameters_is_a_lower_bound() {
+        for (c, n) in [(8, 1), (32, 4), (4, 0)] {
+            let config = NetConfig::new().with_channels(c).with_blocks(n);
+            let model = config.init(&Device::flex());
+            let bytes = checkpoint::weights_to_bytes(&model).unwrap();
+            let least = 4 * min_parameters(&config);
+            assert!(least <= bytes.len() as u64, "C{c}xN{n}");
+            // ... and a tight one: biases and batch norm add little.
+            assert!(least * 10 >= bytes.len() as u64 * 9, "C{c}xN{n}");
+        }
+    }
+}

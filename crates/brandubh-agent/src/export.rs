@@ -1,0 +1,71 @@
+//! From a training checkpoint to an agent file: [`export_checkpoint`].
+
+use std::path::Path;
+
+use brandubh_net::Device;
+use brandubh_net::checkpoint::{self, CheckpointMeta};
+
+use crate::agent::Agent;
+use crate::error::AgentError;
+use crate::meta::{AgentMeta, SearchSettings, SourceInfo, TrainingInfo, utc_date};
+
+/// What an export records besides the checkpoint's own metadata.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExportOptions {
+    /// The agent's name.
+    pub name: String,
+    /// The search it plays best with.
+    pub search: SearchSettings,
+}
+
+/// Exports checkpoint `checkpoint` (a stem or either of its files, as
+/// `brandubh_net::checkpoint::load` takes them) as the agent file `out`, written
+/// atomically. The training record comes from the checkpoint's metadata: its step and
+/// date, and the extras a training run writes (`iteration`, `games`, `positions`,
+/// `elapsed_s`, `config_name`). Returns the agent as loaded back from the written file.
+pub fn export_checkpoint(
+    checkpoint: impl AsRef<Path>,
+    out: impl AsRef<Path>,
+    options: &ExportOptions,
+) -> Result<Agent, AgentError> {
+    let checkpoint = checkpoint.as_ref();
+    let out = out.as_ref();
+    let (model, ckpt) = checkpoint::load(checkpoint, &Device::flex(), None)?;
+    let meta = AgentMeta::new(
+        options.name.clone(),
+        options.search.clone(),
+        training_info(&ckpt),
+        SourceInfo {
+            checkpoint: checkpoint.display().to_string(),
+            weights_fnv1a64: ckpt.weights_fnv1a64.clone(),
+            burn_version: ckpt.burn_version.clone(),
+        },
+    );
+    let agent = Agent::from_model(&model, meta, out)?;
+    agent.save(out)?;
+    // What counts is what was written: read it back.
+    Agent::load(out)
+}
+
+/// The training record of a checkpoint.
+#[must_use]
+pub fn training_info(meta: &CheckpointMeta) -> TrainingInfo {
+    let u64_of = |key: &str| meta.extra.get(key).and_then(serde_json::Value::as_u64);
+    TrainingInfo {
+        config_name: meta
+            .extra
+            .get("config_name")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned),
+        iteration: u64_of("iteration").and_then(|i| u32::try_from(i).ok()),
+        games: u64_of("games"),
+        positions: u64_of("positions"),
+        steps: meta.step,
+        wall_time_s: meta
+            .extra
+            .get("elapsed_s")
+            .and_then(serde_json::Value::as_f64),
+        trained_unix_s: meta.created_unix_s,
+        trained_date: utc_date(meta.created_unix_s),
+    }
+}
