@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The whole training run as used for the shipped model (configs/default.toml), then the
+# export to models/. Prints each command before running it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+run() { echo "+ $*" >&2; "$@"; }
+CONFIG=${CONFIG:-configs/default.toml}
+RUN=${RUN:-runs/default}
+run cargo build --release
+run ./target/release/brandubh train --config "$CONFIG" --run "$RUN" "$@"
+if ./target/release/brandubh export --help >/dev/null 2>&1; then
+  run ./target/release/brandubh export "$RUN" --out models/brandubh-v1.agent --sims 200
+fi
