@@ -857,8 +857,19 @@ fn leaves(config: &TrainConfig) -> BTreeMap<String, toml::Value> {
 /// Turns a toml/serde error into a one-line [`ConfigError`] naming the key when the span
 /// lets us find it.
 fn toml_error(file: &str, text: &str, err: &toml::de::Error) -> ConfigError {
-    let message = one_line(err.message());
+    let mut message = one_line(err.message());
     let span = err.span();
+    if message.is_empty() {
+        // The parser gives some syntax errors no text (e.g. `key =` at the end of a file).
+        let at_end = span
+            .as_ref()
+            .is_some_and(|s| s.start >= text.trim_end().len());
+        message = if at_end {
+            "unexpected end of file".to_owned()
+        } else {
+            "syntax error".to_owned()
+        };
+    }
     let location = span.as_ref().map(|s| location_of(text, s.start));
     let file = file.to_owned();
     if let Some(field) = message
