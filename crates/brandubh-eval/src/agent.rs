@@ -58,6 +58,10 @@ enum Kind {
         algorithm: Algo,
         checkpoint: Option<Box<Checkpoint>>,
     },
+    File {
+        agent: Arc<brandubh_agent::Agent>,
+        simulations: Option<u32>,
+    },
 }
 
 /// A checkpoint found on disk: its stem (path without extension), name and metadata.
@@ -109,6 +113,14 @@ impl Agent {
                     checkpoint: Some(Box::new(checkpoint)),
                 }
             }
+            // The file's errors name it.
+            AgentSpec::File { path, simulations } => Kind::File {
+                agent: Arc::new(
+                    brandubh_agent::Agent::load(path)
+                        .map_err(|e| EvalError::Checkpoint(e.to_string()))?,
+                ),
+                simulations: *simulations,
+            },
         };
         let agent = Agent {
             name: spec.to_string(),
@@ -222,6 +234,14 @@ impl PlayerFactory for Agent {
                     seed,
                 )
                 .map_err(bad)?,
+            ),
+            Kind::File { agent, simulations } => Box::new(
+                agent
+                    .player_with(*simulations, Some(ply_cap), seed)
+                    .map_err(|e| EvalError::AgentConfig {
+                        agent: self.name.clone(),
+                        cause: e.to_string(),
+                    })?,
             ),
         })
     }

@@ -17,20 +17,22 @@
 //! ckpt:PATH              one checkpoint: its stem (DIR/iter-000012) or either file
 //!                          options for both: @sims=N (simulations, default 64)
 //!                                            @algo=gumbel|puct (default gumbel)
+//! agent:FILE             an exported agent file (brandubh export), with the search
+//! FILE.agent               settings stored in it; option: @sims=N (default: the file's)
 //! ```
 //!
 //! Examples: `mcts:1000`, `alphabeta:3`, `run:runs/quick@sims=32`,
-//! `ckpt:runs/quick/checkpoints/iter-000012@algo=puct@sims=200`.
+//! `ckpt:runs/quick/checkpoints/iter-000012@algo=puct@sims=200`,
+//! `agent:models/brandubh-v1.agent`, `models/brandubh-v1.agent@sims=400`.
 //!
 //! Every search plays without noise (PUCT: no Dirichlet noise, temperature 0; Gumbel: no
 //! Gumbel noise); each match starts from a seeded opening instead. Paths may not contain
 //! `@`. [`AgentSpec`]'s `Display` writes the canonical form (options in a fixed order,
 //! defaults left out), which is how the ladder names agents in its stored results.
 //!
-//! **Extension point.** A new kind (e.g. the exported `.agent` files of the export issue)
-//! adds a variant to [`AgentSpec`], an arm to [`AgentSpec::from_str`]'s `match kind` and
-//! one to [`crate::Agent::prepare`]. Until then `agent:PATH` and any spec ending in
-//! `.agent` are refused with [`SpecProblem::AgentFilesUnsupported`].
+//! **Extension point.** A new kind adds a variant to [`AgentSpec`], an arm to
+//! [`AgentSpec::from_str`]'s `match kind` and one to [`crate::Agent::prepare`], as the
+//! `.agent` files did.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -117,6 +119,13 @@ pub enum AgentSpec {
         /// PUCT or Gumbel.
         algorithm: Algo,
     },
+    /// `agent:FILE` or `FILE.agent`: an exported agent file and the search stored in it.
+    File {
+        /// The agent file.
+        path: PathBuf,
+        /// Simulations per move; `None`: the file's.
+        simulations: Option<u32>,
+    },
 }
 
 /// An agent spec that does not parse: the spec and what is wrong with it.
@@ -133,11 +142,13 @@ pub struct SpecError {
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum SpecProblem {
     /// Nothing was given.
-    #[error("empty spec; expected e.g. random, greedy, mcts:1000, alphabeta:3, run:DIR, ckpt:PATH")]
+    #[error(
+        "empty spec; expected e.g. random, greedy, mcts:1000, alphabeta:3, run:DIR, ckpt:PATH, agent:FILE"
+    )]
     Empty,
     /// The kind before the colon is unknown.
     #[error(
-        "unknown agent {0:?}; expected random, greedy, mcts:N, alphabeta:DEPTH, alphabeta:TIME, run:DIR or ckpt:PATH"
+        "unknown agent {0:?}; expected random, greedy, mcts:N, alphabeta:DEPTH, alphabeta:TIME, run:DIR, ckpt:PATH or agent:FILE"
     )]
     UnknownKind(String),
     /// A kind that takes no argument was given one.
@@ -179,9 +190,6 @@ pub enum SpecProblem {
     /// An option that is not `KEY=VALUE`.
     #[error("option {0:?} is not KEY=VALUE")]
     MalformedOption(String),
-    /// `.agent` files are not supported by this build yet.
-    #[error("agent files are not supported yet; use run:DIR or ckpt:PATH")]
-    AgentFilesUnsupported,
 }
 
 impl FromStr for AgentSpec {
@@ -280,9 +288,6 @@ fn parse(spec: &str) -> Result<AgentSpec, SpecProblem> {
         Some((k, a)) => (k, Some(a)),
         None => (base, None),
     };
-    if kind == "agent" || base.ends_with(".agent") {
-        return Err(SpecProblem::AgentFilesUnsupported);
-    }
     const NONE: &str = "it takes no options";
     const MCTS: &str = "it accepts @algo=puct|gumbel and @rollout=PLIES";
     const NET: &str = "it accepts @sims=N and @algo=gumbel|puct";
@@ -347,8 +352,30 @@ fn parse(spec: &str) -> Result<AgentSpec, SpecProblem> {
                 algorithm: opts.algo(Algo::Gumbel)?,
             })
         }
+        "agent" => {
+            let arg = required(
+                arg,
+                "agent",
+                "an agent file",
+                "agent:models/brandubh-v1.agent",
+            )?;
+            agent_file(arg, &raw_options)
+        }
+        _ if base.ends_with(".agent") => agent_file(base, &raw_options),
         other => Err(SpecProblem::UnknownKind(other.to_owned())),
     }
+}
+
+/// `agent:FILE` or `FILE.agent`, with its options.
+fn agent_file(path: &str, raw_options: &[&str]) -> Result<AgentSpec, SpecProblem> {
+    let opts = Options::parse("agent", &["sims"], "it accepts @sims=N", raw_options)?;
+    Ok(AgentSpec::File {
+        path: PathBuf::from(path),
+        simulations: opts
+            .get("sims")
+            .map(|v| parse_count("sims", v, MAX_SIMULATIONS))
+            .transpose()?,
+    })
 }
 
 fn required<'a>(
@@ -455,6 +482,13 @@ impl fmt::Display for AgentSpec {
                 }
                 write_net_options(f, *simulations, *algorithm)
             }
+            AgentSpec::File { path, simulations } => {
+                write!(f, "agent:{}", path.display())?;
+                if let Some(n) = simulations {
+                    write!(f, "@sims={n}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -556,6 +590,8 @@ mod tests {
             ("alphabeta:1.5s", "alphabeta:1500ms"),
             ("run:runs/x@sims=64@algo=gumbel", "run:runs/x"),
             ("ckpt:a/b@algo=puct@sims=8", "ckpt:a/b@sims=8@algo=puct"),
+            ("models/v1.agent", "agent:models/v1.agent"),
+            ("agent:m/x.agent@sims=400", "agent:m/x.agent@sims=400"),
         ] {
             let spec = ok(given);
             assert_eq!(spec.to_string(), canonical);
@@ -568,11 +604,11 @@ mod tests {
         let cases = [
             (
                 "",
-                "agent spec \"\": empty spec; expected e.g. random, greedy, mcts:1000, alphabeta:3, run:DIR, ckpt:PATH",
+                "agent spec \"\": empty spec; expected e.g. random, greedy, mcts:1000, alphabeta:3, run:DIR, ckpt:PATH, agent:FILE",
             ),
             (
                 "randm",
-                "agent spec \"randm\": unknown agent \"randm\"; expected random, greedy, mcts:N, alphabeta:DEPTH, alphabeta:TIME, run:DIR or ckpt:PATH",
+                "agent spec \"randm\": unknown agent \"randm\"; expected random, greedy, mcts:N, alphabeta:DEPTH, alphabeta:TIME, run:DIR, ckpt:PATH or agent:FILE",
             ),
             (
                 "random:3",
@@ -643,8 +679,12 @@ mod tests {
                 "agent spec \"ckpt:x@temp=1\": unknown option \"temp\" for ckpt; it accepts @sims=N and @algo=gumbel|puct",
             ),
             (
-                "models/best.agent",
-                "agent spec \"models/best.agent\": agent files are not supported yet; use run:DIR or ckpt:PATH",
+                "agent:",
+                "agent spec \"agent:\": agent needs an agent file after a colon, e.g. agent:models/brandubh-v1.agent",
+            ),
+            (
+                "models/best.agent@algo=puct",
+                "agent spec \"models/best.agent@algo=puct\": unknown option \"algo\" for agent; it accepts @sims=N",
             ),
         ];
         for (spec, message) in cases {
