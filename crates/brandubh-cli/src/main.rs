@@ -28,6 +28,9 @@ enum Command {
     Bench(cmd::bench::Args),
     Match(cmd::match_::Args),
     Ladder(cmd::ladder::Args),
+    Export(cmd::export::Args),
+    Play(cmd::play::Args),
+    Analyze(cmd::analyze::Args),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +43,9 @@ fn main() -> ExitCode {
         Command::Bench(args) => cmd::bench::run(args),
         Command::Match(args) => cmd::match_::run(args),
         Command::Ladder(args) => cmd::ladder::run(args),
+        Command::Export(args) => cmd::export::run(args),
+        Command::Play(args) => cmd::play::run(args),
+        Command::Analyze(args) => cmd::analyze::run(args),
     };
     match result {
         Ok(code) => code,

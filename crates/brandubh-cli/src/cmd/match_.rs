@@ -14,9 +14,10 @@ use crate::out;
 /// Agents: random, greedy, mcts:N (rollout MCTS, N simulations), alphabeta:DEPTH,
 /// alphabeta:TIME (e.g. 500ms, 1s), run:DIR (latest checkpoint of a run), ckpt:PATH (one
 /// checkpoint); network agents take @sims=N and @algo=gumbel|puct, e.g.
-/// run:runs/quick@sims=128. Each match starts from its own balanced opening drawn from the
-/// seed (printed on stderr). Prints the match record, game wins by colour, mean game length
-/// and the Elo difference A - B with a 95% interval.
+/// run:runs/quick@sims=128; agent:FILE or FILE.agent (an exported agent with its own search
+/// settings; @sims=N overrides the simulations). Each match starts from its own balanced
+/// opening drawn from the seed (printed on stderr). Prints the match record, game wins by
+/// colour, mean game length and the Elo difference A - B with a 95% interval.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Agent A (White in the first game of each match).

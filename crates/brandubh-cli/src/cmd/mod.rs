@@ -1,9 +1,12 @@
 //! One module per subcommand: `Args` (clap) and `run(args) -> anyhow::Result<ExitCode>`.
 
+pub mod analyze;
 pub mod bench;
+pub mod export;
 pub mod ladder;
 pub mod match_;
 pub mod perft;
+pub mod play;
 pub mod replay;
 pub mod train;
 

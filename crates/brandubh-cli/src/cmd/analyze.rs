@@ -1,0 +1,173 @@
+//! `brandubh analyze [--agent FILE] [--position POS] [--sims N] [--top K] [--seed S] [--json]
+//! [MOVE ...]`: an agent's view of one position.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use brandubh_agent::{Agent, Budget};
+use brandubh_rules::{Game, Move};
+use serde::Serialize;
+
+use super::play::{agent_path, render_board, search_text, side_title};
+use crate::out;
+
+/// Show an agent's top moves for a position, with visits, prior and value.
+///
+/// Columns: `visits` (simulations through the move), `policy` (the search's policy: visit
+/// shares for PUCT, the improved policy for Gumbel), `prior` (the network's), `q` (the
+/// move's mean value for the side to move, in [-1, 1]; `-` when unvisited). The first row is
+/// the move the agent plays; the others follow by visits.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The agent file (default: models/brandubh-v1.agent, the shipped model).
+    #[arg(long, value_name = "FILE")]
+    agent: Option<PathBuf>,
+    /// Position in RULES.md notation (default: the start of the game).
+    #[arg(long, value_name = "POS")]
+    position: Option<String>,
+    /// Moves to play from the position first, in `from-to` notation (repetitions count).
+    #[arg(value_name = "MOVE")]
+    moves: Vec<String>,
+    /// Simulations, 1-1000000 (default: the agent file's setting).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    sims: Option<u32>,
+    /// Moves to show.
+    #[arg(long, value_name = "K", default_value_t = 10,
+          value_parser = clap::value_parser!(u32).range(1..=200))]
+    top: u32,
+    /// Seed of the search.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print one JSON object (every move) instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct Json {
+    agent: String,
+    agent_file: String,
+    position: String,
+    side_to_move: &'static str,
+    value: f32,
+    net_value: f32,
+    simulations: u32,
+    elapsed_s: f64,
+    best_move: String,
+    moves: Vec<MoveJson>,
+}
+
+#[derive(Serialize)]
+struct MoveJson {
+    #[serde(rename = "move")]
+    mv: String,
+    visits: u32,
+    policy: f32,
+    prior: f32,
+    q: Option<f32>,
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let path = agent_path(args.agent.as_deref())?;
+    let agent = Agent::load(&path)?;
+    let mut game = Game::new(super::parse_position(args.position.as_deref())?);
+    for (i, text) in args.moves.iter().enumerate() {
+        let ply = i + 1;
+        let mv: Move = text.parse().with_context(|| format!("move {ply}"))?;
+        game.play(mv).with_context(|| format!("move {ply}"))?;
+    }
+    if let Some(outcome) = game.outcome() {
+        bail!(
+            "position {}: the game is over ({outcome}); nothing to analyze",
+            game.position()
+        );
+    }
+    let sims = args.sims.unwrap_or(agent.meta().search.simulations);
+    let a = agent.analyze(&game, Budget::Simulations(sims), args.seed)?;
+    let side = game.side_to_move().name();
+    let mut w = out::stdout();
+    if args.json {
+        let json = Json {
+            agent: agent.name().to_owned(),
+            agent_file: path.display().to_string(),
+            position: game.position().to_string(),
+            side_to_move: side,
+            value: a.value,
+            net_value: a.net_value,
+            simulations: a.simulations,
+            elapsed_s: a.elapsed.as_secs_f64(),
+            best_move: a.best_move.to_string(),
+            moves: a
+                .moves
+                .iter()
+                .map(|m| MoveJson {
+                    mv: m.mv.to_string(),
+                    visits: m.visits,
+                    policy: m.policy,
+                    prior: m.prior,
+                    q: m.q,
+                })
+                .collect(),
+        };
+        serde_json::to_writer(&mut w, &json)?;
+        writeln!(w)?;
+        out::flush(&mut w)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let last = game.moves().last().copied();
+    writeln!(w, "agent     {}", agent.meta().summary())?;
+    let side = side_title(game.side_to_move());
+    writeln!(w, "position  {} ({side} to move)", game.position())?;
+    writeln!(w)?;
+    writeln!(
+        w,
+        "{}",
+        render_board(
+            game.position(),
+            last,
+            brandubh_rules::Bitboard::EMPTY,
+            false,
+            false
+        )
+    )?;
+    writeln!(
+        w,
+        "value     {:+.3} for {side} after the search ({:+.3} from the network alone)",
+        a.value, a.net_value
+    )?;
+    let rate = f64::from(a.simulations) / a.elapsed.as_secs_f64().max(1e-9);
+    writeln!(
+        w,
+        "search    {} {} ({rate:.0} simulations/s)",
+        agent.meta().search.algorithm,
+        search_text(&a)
+    )?;
+    writeln!(w, "best      {}", a.best_move)?;
+    writeln!(w)?;
+    writeln!(w, "rank  move    visits  policy   prior        q")?;
+    let shown = a.moves.len().min(args.top as usize);
+    for (i, m) in a.moves.iter().take(shown).enumerate() {
+        let q = m.q.map_or_else(|| "-".to_owned(), |q| format!("{q:+.4}"));
+        writeln!(
+            w,
+            "{:>4}  {:<6} {:>7}  {:.4}  {:.4}  {q:>7}",
+            i + 1,
+            m.mv.to_string(),
+            m.visits,
+            m.policy,
+            m.prior
+        )?;
+    }
+    if shown < a.moves.len() {
+        writeln!(
+            w,
+            "({shown} of {} legal moves shown; --top K for more)",
+            a.moves.len()
+        )?;
+    }
+    out::flush(&mut w)?;
+    Ok(ExitCode::SUCCESS)
+}

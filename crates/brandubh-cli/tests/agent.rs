@@ -1,0 +1,478 @@
+//! The CLI contract of issue 7 (`brandubh export`, `play`, `analyze`, agent specs), through
+//! the binary.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use brandubh_net::checkpoint::{self, SaveOptions};
+use brandubh_net::{Device, NetConfig};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_brandubh"));
+    c.env("NO_COLOR", "1").env("RUST_LOG", "warn");
+    c
+}
+
+fn brandubh(args: &[&str]) -> Output {
+    bin().args(args).output().expect("the brandubh binary runs")
+}
+
+/// Runs `brandubh ARGS` with `input` on stdin.
+fn brandubh_with_input(args: &[&str], input: &str) -> Output {
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the brandubh binary runs");
+    let mut stdin = child.stdin.take().unwrap();
+    // A command that fails before reading its input closes the pipe: not an error here.
+    let _ = stdin.write_all(input.as_bytes());
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("brandubh-cli-agent-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A tiny agent file (C8xN1, Gumbel with 8 simulations), exported once through the CLI from
+/// a checkpoint laid out like a run's.
+fn tiny_agent() -> &'static Path {
+    static AGENT: OnceLock<PathBuf> = OnceLock::new();
+    AGENT.get_or_init(|| {
+        let dir = temp_dir("shared");
+        let ckpts = dir.join("run").join("checkpoints");
+        std::fs::create_dir_all(&ckpts).unwrap();
+        let model = NetConfig::new()
+            .with_channels(8)
+            .with_blocks(1)
+            .init(&Device::flex());
+        checkpoint::save(ckpts.join("iter-000001"), &model, &SaveOptions::at_step(5)).unwrap();
+        let out = dir.join("models").join("tiny.agent");
+        let o = brandubh(&[
+            "export",
+            s(&dir.join("run")),
+            "--out",
+            s(&out),
+            "--sims",
+            "8",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        out
+    })
+}
+
+#[test]
+fn export_from_a_trained_run_then_analyze_and_match() {
+    let dir = temp_dir("run");
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml");
+    let run = dir.join("run");
+    let o = brandubh(&["train", "--config", s(&config), "--run", s(&run), "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let out = dir.join("m").join("tiny-v1.agent");
+    let o = brandubh(&["export", s(&run), "--out", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.starts_with(&format!("wrote {} (", out.display())),
+        "{text}"
+    );
+    // The run's config.toml gives the search settings; the checkpoint the training record.
+    assert!(
+        text.contains("tiny-v1 (C8xN1, gumbel 4 simulations, iteration 2 of tiny: 8 games"),
+        "{text}"
+    );
+    assert!(text.contains("iter-000002"), "{text}");
+
+    // The run directory is not needed any more.
+    std::fs::remove_dir_all(&run).unwrap();
+    let o = brandubh(&["analyze", "--agent", s(&out), "--json", "--sims", "20"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["agent"], "tiny-v1");
+    assert_eq!(v["position"], "3A3/3A3/3D3/AADKDAA/3D3/3A3/3A3 w");
+    assert_eq!(v["simulations"], 20);
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 24);
+    assert_eq!(moves[0]["move"], v["best_move"]);
+    let visits: u64 = moves.iter().map(|m| m["visits"].as_u64().unwrap()).sum();
+    assert_eq!(visits, 20);
+
+    // An agent file is an agent spec.
+    let o = brandubh(&[
+        "match",
+        &format!("agent:{}", out.display()),
+        "random",
+        "--matches",
+        "1",
+        "--seed",
+        "2",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["a"], format!("agent:{}", out.display()));
+    assert_eq!(v["games"]["games"], 2);
+    let o = brandubh(&[
+        "match",
+        &format!("{}@sims=2", out.display()),
+        "greedy",
+        "--matches",
+        "1",
+        "--seed",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn export_refuses_bad_arguments() {
+    let dir = temp_dir("export-bad");
+    let o = brandubh(&["export", s(&dir), "--out", s(&dir.join("x.bin"))]);
+    assert!(!o.status.success());
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "error: --out {}: an agent file name must end in .agent\n",
+            dir.join("x.bin").display()
+        )
+    );
+    let o = brandubh(&["export", s(&dir), "--out", s(&dir.join("x.agent"))]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains(": no checkpoints"), "{}", stderr(&o));
+    let o = brandubh(&[
+        "export",
+        s(&dir.join("nope")),
+        "--out",
+        s(&dir.join("x.agent")),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).starts_with(&format!("error: {}", dir.join("nope.json").display())),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn analyze_prints_a_table_of_top_moves() {
+    let agent = tiny_agent();
+    let o = brandubh(&[
+        "analyze",
+        "--agent",
+        s(agent),
+        "--sims",
+        "16",
+        "--top",
+        "3",
+        "d5-c5",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.starts_with("agent     tiny (C8xN1, gumbel 8 simulations"),
+        "{text}"
+    );
+    assert!(
+        text.contains("position  3A3/3A3/2D4/AADKDAA/3D3/3A3/3A3 b (Black to move)"),
+        "{text}"
+    );
+    assert!(text.contains("last move d5-c5"), "{text}");
+    assert!(text.contains("rank  move    visits  policy   prior        q"));
+    let rows: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("rank"))
+        .skip(1)
+        .collect();
+    assert_eq!(rows.len(), 4, "{text}");
+    assert!(rows[0].trim_start().starts_with("1  "), "{text}");
+    assert!(rows[3].starts_with("(3 of "), "{text}");
+
+    // A finished game, a bad move, a bad position: one-line errors.
+    for (args, message) in [
+        (
+            vec!["--position", "3A3/7/7/A6/7/7/K2A3 b"],
+            "error: position 3A3/7/7/A6/7/7/K2A3 b: the game is over (White wins: the King escaped to a corner (rule 8.1)); nothing to analyze\n",
+        ),
+        (
+            vec!["d5-d9"],
+            "error: move 1: malformed move \"d5-d9\": expected <from>-<to> with squares a1..g7, e.g. d5-f5\n",
+        ),
+        (
+            vec!["d4-d2"],
+            "error: move 1: illegal move d4-d2: the path is blocked by the piece on d3 (rule 2)\n",
+        ),
+    ] {
+        let mut full = vec!["analyze", "--agent", s(agent)];
+        full.extend(args);
+        let o = brandubh(&full);
+        assert_eq!(o.status.code(), Some(1));
+        assert_eq!(stderr(&o), message);
+    }
+}
+
+/// Drives `brandubh play` like a person at a keyboard: waits for each prompt, asks for the
+/// legal moves and plays the first one, until the game ends.
+#[test]
+fn play_through_a_pipe_completes_a_whole_game() {
+    let agent = tiny_agent();
+    let mut child = bin()
+        .args(["play", "--agent", s(agent), "--sims", "4", "--seed", "3"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut output = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel::<Vec<u8>>();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = output.read(&mut buf) {
+            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut transcript = String::new();
+    // Reads until a prompt after the first `seen` bytes (true) or the end of the output
+    // (false).
+    let until_prompt = |transcript: &mut String, seen: usize| -> bool {
+        loop {
+            if transcript.len() > seen && transcript.ends_with("> ") {
+                return true;
+            }
+            match rx.recv_timeout(Duration::from_secs(60)) {
+                Ok(chunk) => transcript.push_str(&String::from_utf8_lossy(&chunk)),
+                Err(mpsc::RecvTimeoutError::Disconnected) => return false,
+                Err(mpsc::RecvTimeoutError::Timeout) => panic!("no prompt:\n{transcript}"),
+            }
+        }
+    };
+    let mut turns = 0;
+    while until_prompt(&mut transcript, 0) {
+        turns += 1;
+        assert!(turns < 2000, "the game does not end");
+        let seen = transcript.len();
+        writeln!(input, "moves").unwrap();
+        assert!(until_prompt(&mut transcript, seen), "{transcript}");
+        let line = transcript[seen..]
+            .lines()
+            .find(|l| l.starts_with("legal moves ("))
+            .unwrap_or_else(|| panic!("no legal moves listed:\n{transcript}"));
+        let first = line.split_once(": ").unwrap().1.split(' ').next().unwrap();
+        let seen = transcript.len();
+        writeln!(input, "{first}").unwrap();
+        if !until_prompt(&mut transcript, seen) {
+            break;
+        }
+    }
+    let status = child.wait().unwrap();
+    assert!(status.success());
+    let last = transcript.lines().last().unwrap();
+    assert!(last.starts_with("Game over after "), "{last}");
+    assert!(
+        last.contains("White wins: ") || last.contains("Black wins: "),
+        "{last}"
+    );
+    assert!(
+        last.ends_with("You win.") || last.ends_with("tiny wins."),
+        "{last}"
+    );
+    assert!(transcript.contains("tiny plays "));
+    // Stdout is not a terminal: no escape codes.
+    assert!(!transcript.contains('\x1b'));
+}
+
+#[test]
+fn play_explains_bad_input_and_goes_on() {
+    let agent = tiny_agent();
+    let script = "foo\nd5-z9\nd4-d2\na4-a3\nd5-d7\n\nhelp\nundo\nd5-c5\nundo\nhint\nmoves\nquit\n";
+    let o = brandubh_with_input(&["play", "--agent", s(agent)], script);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
+    let text = stdout(&o);
+    for expected in [
+        "you play White against tiny (C8xN1, gumbel 8 simulations)",
+        "you (White)> foo\nunknown command \"foo\": type a move such as d5-f5",
+        "you (White)> d5-z9\nmalformed move \"d5-z9\": expected <from>-<to> with squares a1..g7, e.g. d5-f5\n",
+        "you (White)> d4-d2\nillegal move d4-d2: the path is blocked by the piece on d3 (rule 2)\n",
+        "you (White)> a4-a3\nillegal move a4-a3: the piece on a4 is not yours (white to move)\n",
+        "you (White)> help\nType a move such as d5-f5",
+        "you (White)> undo\nnothing to undo\n",
+        "you (White)> d5-c5\ntiny plays ",
+        "you (White)> undo\ntook back d5-c5 and ",
+        "you (White)> hint\nhint: ",
+        "you (White)> moves\nlegal moves (24): c4-c1 c4-c2",
+        "you (White)> quit\nGame abandoned after 0 plies.\n",
+    ] {
+        assert!(text.contains(expected), "{expected:?} not in:\n{text}");
+    }
+    // The board: labels, restricted squares, the last move.
+    assert!(text.contains("     a  b  c  d  e  f  g\n  7  +  .  .  A  .  .  +   7\n"));
+    assert!(text.contains("  last move "));
+
+    // Rule 3, from a position with an empty Castle.
+    let o = brandubh_with_input(
+        &[
+            "play",
+            "--agent",
+            s(agent),
+            "--position",
+            "3A3/7/3D3/7/3K3/7/3A3 w",
+        ],
+        "d5-d4\n",
+    );
+    assert!(o.status.success());
+    assert!(
+        stdout(&o).contains(
+            "illegal move d5-d4: only the King may enter or pass through the restricted square d4 (rule 3)\n"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    assert!(stdout(&o).ends_with("End of input: game abandoned after 0 plies.\n"));
+}
+
+#[test]
+fn play_ends_with_the_result_and_its_rule() {
+    let agent = tiny_agent();
+    // The King steps into the corner: White (the human) wins at once.
+    let o = brandubh_with_input(
+        &[
+            "play",
+            "--agent",
+            s(agent),
+            "--position",
+            "3A3/7/7/A6/7/7/1K1A3 w",
+        ],
+        "b1-a1\n",
+    );
+    assert!(o.status.success());
+    assert!(
+        stdout(&o).ends_with(
+            "Game over after 1 plies: White wins: the King escaped to a corner (rule 8.1). You win.\n"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    // As Black, with a time budget: the agent moves first and the game goes on until the
+    // input ends.
+    let o = brandubh_with_input(
+        &[
+            "play",
+            "--agent",
+            s(agent),
+            "--side",
+            "black",
+            "--time",
+            "0.01",
+        ],
+        "",
+    );
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("tiny plays "), "{}", stdout(&o));
+    assert!(stdout(&o).ends_with("End of input: game abandoned after 1 plies.\n"));
+}
+
+#[test]
+fn damaged_agent_files_give_one_line_errors() {
+    let dir = temp_dir("damaged");
+    let good = std::fs::read(tiny_agent()).unwrap();
+    let flipped = dir.join("flipped.agent");
+    let mut bytes = good.clone();
+    let at = bytes.len() - 100;
+    bytes[at] ^= 0x10;
+    std::fs::write(&flipped, &bytes).unwrap();
+    let cut = dir.join("cut.agent");
+    std::fs::write(&cut, &good[..1000]).unwrap();
+    let text = dir.join("text.agent");
+    std::fs::write(&text, "not an agent\n").unwrap();
+    let cases = [
+        (&flipped, "damaged agent file: payload checksum "),
+        (
+            &cut,
+            &format!(
+                "truncated or damaged agent file: 1000 bytes, the header says {}",
+                good.len()
+            ) as &str,
+        ),
+        (&text, "not a brandubh agent file"),
+    ];
+    for (path, message) in cases {
+        for command in ["play", "analyze"] {
+            let o = brandubh_with_input(&[command, "--agent", s(path)], "quit\n");
+            assert_eq!(o.status.code(), Some(1), "{command} {}", path.display());
+            let err = stderr(&o);
+            assert!(
+                err.starts_with(&format!("error: {}: {message}", path.display())),
+                "{err}"
+            );
+            assert_eq!(err.lines().count(), 1, "{err}");
+            assert_eq!(stdout(&o), "");
+        }
+    }
+    let o = brandubh(&["analyze", "--agent", s(&dir.join("missing.agent"))]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).starts_with(&format!(
+        "error: {}: No such file",
+        dir.join("missing.agent").display()
+    )));
+
+    // No agent given and none shipped (run from an empty directory).
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/brandubh-v1.agent");
+    if !shipped.exists() {
+        let o = bin()
+            .arg("play")
+            .current_dir(&dir)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1));
+        assert!(
+            stderr(&o).starts_with(
+                "error: no agent file given and no shipped model at models/brandubh-v1.agent yet"
+            ),
+            "{}",
+            stderr(&o)
+        );
+    }
+    // --sims and --time exclude each other (clap's usage error).
+    let o = brandubh(&[
+        "play",
+        "--agent",
+        s(tiny_agent()),
+        "--sims",
+        "2",
+        "--time",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).ok();
+}
