@@ -72,3 +72,526 @@ fn an_error_shows_its_cause_once() {
         assert_eq!(errors[0].matches(cause).count(), 1, "{}", errors[0]);
     }
 }
+
+/// One bad invocation and a piece of the message it must give.
+struct Bad {
+    args: Vec<String>,
+    says: String,
+}
+
+fn bad(args: &[&str], says: &str) -> Bad {
+    Bad {
+        args: args.iter().map(|a| (*a).to_owned()).collect(),
+        says: says.to_owned(),
+    }
+}
+
+/// Missing, malformed and out-of-range arguments of every subcommand: a non-zero exit, a
+/// message on stderr (clap's usage errors, or one `error:` line naming the argument or
+/// file), nothing on stdout, no panic.
+#[test]
+fn bad_invocations_of_every_subcommand_fail_with_a_usage_message() {
+    let tmp = TempDir::new("args");
+    let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml");
+    let tiny = s(&tiny);
+    let dir = s(&tmp.0);
+    let file = tmp.path("plain-file");
+    std::fs::write(&file, "not a directory").unwrap();
+    let under_file = file.join("run");
+    let binary = tmp.path("binary.toml");
+    std::fs::write(&binary, [0xff, 0xfe, 0x00, 0x9f]).unwrap();
+    let out_of_range = tmp.path("range.toml");
+    std::fs::write(&out_of_range, "[search]\nsimulations = 0\n").unwrap();
+    let unknown_key = tmp.path("key.toml");
+    std::fs::write(&unknown_key, "[selfplay]\ngmes_per_iteration = 4\n").unwrap();
+    let (file, under_file, binary) = (s(&file), s(&under_file), s(&binary));
+    let (out_of_range, unknown_key) = (s(&out_of_range), s(&unknown_key));
+    let run = s(&tmp.0.join("run")).to_owned();
+    let cases = [
+        // The command itself.
+        bad(&["frobnicate"], "unrecognized subcommand"),
+        bad(&["--bogus"], "unexpected argument"),
+        bad(&[], "Usage"),
+        // perft
+        bad(&["perft"], "<DEPTH>"),
+        bad(&["perft", "x"], "invalid value 'x'"),
+        bad(&["perft", "-1"], "unexpected argument '-1'"),
+        bad(&["perft", "13"], "not in 0..=12"),
+        bad(&["perft", "99999999999999999999"], "too large"),
+        bad(&["perft", "1", "2"], "unexpected argument '2'"),
+        bad(&["perft", "2", "--position"], "a value is required"),
+        bad(
+            &["perft", "2", "--position", ""],
+            "--position: invalid position",
+        ),
+        bad(
+            &["perft", "2", "--position", "7/7/7/7/7/7/7 w"],
+            "--position",
+        ),
+        bad(
+            &["perft", "2", "--position", "3K3/7/7/7/7/7/3A3 x"],
+            "--position",
+        ),
+        bad(&["perft", "1", "--divide=yes"], "unexpected value"),
+        // replay
+        bad(&["replay", "--position"], "a value is required"),
+        bad(
+            &["replay", "--position", "K6/7/7/7/7/7/7/7 w"],
+            "--position",
+        ),
+        bad(&["replay", "--bogus"], "unexpected argument"),
+        // train
+        bad(&["train"], "--config <FILE>"),
+        bad(&["train", "--config"], "a value is required"),
+        bad(
+            &["train", "--config", "/nonexistent/x.toml", "--run", &run],
+            "cannot read",
+        ),
+        bad(&["train", "--config", dir, "--run", &run], "cannot read"),
+        bad(&["train", "--config", binary, "--run", &run], binary),
+        bad(
+            &["train", "--config", out_of_range, "--run", &run],
+            "search.simulations",
+        ),
+        bad(
+            &["train", "--config", unknown_key, "--run", &run],
+            "did you mean",
+        ),
+        bad(
+            &["train", "--config", tiny, "--iterations", "0"],
+            "--iterations",
+        ),
+        bad(
+            &["train", "--config", tiny, "--iterations", "x"],
+            "--iterations",
+        ),
+        bad(
+            &["train", "--config", tiny, "--iterations", "-3"],
+            "unexpected argument",
+        ),
+        bad(
+            &["train", "--config", tiny, "--iterations", "4294967296"],
+            "--iterations",
+        ),
+        bad(&["train", "--config", tiny, "--run"], "a value is required"),
+        bad(&["train", "--config", tiny, "--run", file], file),
+        bad(
+            &["train", "--config", tiny, "--run", under_file],
+            under_file,
+        ),
+        bad(
+            &["train", "--config", tiny, "--quiet=no"],
+            "unexpected value",
+        ),
+        // bench
+        bad(&["bench", "--config", "/nonexistent/x.toml"], "cannot read"),
+        bad(&["bench", "--config", out_of_range], "search.simulations"),
+        bad(&["bench", "--config", tiny, "--games", "0"], "--games"),
+        bad(&["bench", "--config", tiny, "--games", "100001"], "--games"),
+        bad(&["bench", "--config", tiny, "--games", "many"], "--games"),
+        bad(&["bench", "--config", tiny, "--seconds", "0"], "--seconds"),
+        bad(
+            &["bench", "--config", tiny, "--seconds", "-1"],
+            "unexpected argument",
+        ),
+        bad(&["bench", "--config", tiny, "--seconds=-1"], "--seconds"),
+        bad(
+            &["bench", "--config", tiny, "--seconds", "NaN"],
+            "--seconds",
+        ),
+        bad(
+            &["bench", "--config", tiny, "--seconds", "inf"],
+            "--seconds",
+        ),
+        bad(
+            &["bench", "--config", tiny, "--seconds", "601"],
+            "--seconds",
+        ),
+        bad(
+            &["bench", "--config", tiny, "--seconds", "soon"],
+            "--seconds",
+        ),
+        // match
+        bad(&["match"], "<A>"),
+        bad(&["match", "random"], "<B>"),
+        bad(
+            &["match", "random", "greedy", "extra"],
+            "unexpected argument",
+        ),
+        bad(&["match", "", "random"], "empty spec"),
+        bad(&["match", "random", "mcts:0"], "simulations must be"),
+        bad(
+            &["match", "random", "mcts:99999999999999"],
+            "simulations must be",
+        ),
+        bad(&["match", "alphabeta:0", "random"], "depth must be"),
+        bad(&["match", "alphabeta:2h", "random"], "alphabeta"),
+        bad(&["match", "random", "greedy:3"], "takes no argument"),
+        bad(&["match", "random", "mcts:8@sims=4@sims=4"], "mcts"),
+        bad(&["match", "random", "ckpt:"], "ckpt"),
+        bad(&["match", "random", "run:"], "run"),
+        bad(
+            &["match", "random", "ckpt:/nonexistent/iter-000001"],
+            "no such checkpoint",
+        ),
+        bad(&["match", "random", &format!("run:{file}")], file),
+        bad(
+            &["match", "random", "greedy", "--matches", "0"],
+            "--matches",
+        ),
+        bad(
+            &["match", "random", "greedy", "--matches", "1000001"],
+            "--matches",
+        ),
+        bad(
+            &["match", "random", "greedy", "--threads", "5000"],
+            "--threads",
+        ),
+        bad(
+            &["match", "random", "greedy", "--seed", "-1"],
+            "unexpected argument",
+        ),
+        bad(&["match", "random", "greedy", "--seed", "1.5"], "--seed"),
+        bad(
+            &["match", "random", "greedy", "--ply-cap", "0"],
+            "--ply-cap",
+        ),
+        bad(
+            &["match", "random", "greedy", "--ply-cap", "10001"],
+            "--ply-cap",
+        ),
+        // ladder
+        bad(&["ladder"], "<RUN>"),
+        bad(&["ladder", "/nonexistent/run"], "not a directory"),
+        bad(&["ladder", file], "not a directory"),
+        bad(&["ladder", dir], "no checkpoints"),
+        bad(
+            &["ladder", dir, "--baselines", "random,mcts:"],
+            "--baselines",
+        ),
+        bad(&["ladder", dir, "--baselines", "random,bogus"], "bogus"),
+        bad(&["ladder", dir, "--matches", "0"], "--matches"),
+        bad(&["ladder", dir, "--neighbours", "101"], "--neighbours"),
+        bad(&["ladder", dir, "--sims", "0"], "--sims"),
+        bad(&["ladder", dir, "--algo", "bogus"], "--algo"),
+        bad(&["ladder", dir, "--threads", "-1"], "unexpected argument"),
+        bad(&["ladder", dir, "--seed", "x"], "--seed"),
+        bad(&["ladder", dir, "--ply-cap", "0"], "--ply-cap"),
+    ];
+    let mut failures = Vec::new();
+    for case in &cases {
+        let o = Command::new(env!("CARGO_BIN_EXE_brandubh"))
+            .args(&case.args)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("the brandubh binary runs");
+        let err = stderr(&o);
+        let problem = if o.status.success() {
+            Some("exit status 0")
+        } else if err.trim().is_empty() {
+            Some("nothing on stderr")
+        } else if err.contains("panicked") {
+            Some("a panic")
+        } else if !o.stdout.is_empty() {
+            Some("output on stdout")
+        } else if !err.contains(&case.says) {
+            Some("not the expected message")
+        } else if !err.contains("Usage") && error_lines(&o).len() != 1 {
+            Some("neither a usage message nor one error line")
+        } else {
+            None
+        };
+        if let Some(p) = problem {
+            failures.push(format!(
+                "{:?}: {p} (wanted {:?}): {err}",
+                case.args, case.says
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(!tmp.0.join("run").exists(), "no run directory was created");
+}
+
+/// How a file is damaged.
+#[derive(Clone, Copy, Debug)]
+enum Damage {
+    /// Cut to half its length.
+    Truncate,
+    /// Cut to nothing.
+    Empty,
+    /// One byte in the middle flipped.
+    FlipMiddle,
+    /// One byte near the start (in the header) flipped.
+    FlipHeader,
+}
+
+const DAMAGES: [Damage; 4] = [
+    Damage::Truncate,
+    Damage::Empty,
+    Damage::FlipMiddle,
+    Damage::FlipHeader,
+];
+
+fn damage(path: &Path, how: Damage) {
+    let mut bytes = std::fs::read(path).unwrap();
+    match how {
+        Damage::Truncate => bytes.truncate(bytes.len() / 2),
+        Damage::Empty => bytes.clear(),
+        Damage::FlipMiddle => {
+            let mid = bytes.len() / 2;
+            bytes[mid] ^= 0x55;
+        }
+        Damage::FlipHeader => bytes[10] ^= 0x55,
+    }
+    std::fs::write(path, bytes).unwrap();
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// What a command must do with a damaged file.
+#[derive(Clone, Copy, PartialEq)]
+enum Expect {
+    /// Fail with one error line naming the file.
+    Error,
+    /// Succeed with a warning naming the file.
+    Warning,
+    /// Succeed (the command does not read the file).
+    Success,
+}
+
+/// Runs `args` and checks the outcome against `expect` for a damaged `file`; returns the
+/// row of the report (the message), or the problem.
+fn check_damaged(args: &[&str], file: &str, expect: Expect) -> Result<String, String> {
+    let o = brandubh(args);
+    let err = stderr(&o);
+    if err.contains("panicked") {
+        return Err(format!("a panic: {err}"));
+    }
+    let errors = error_lines(&o);
+    let warnings: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("WARN") && l.contains(file))
+        .collect();
+    match expect {
+        Expect::Error => {
+            if o.status.success() {
+                return Err(format!("exit status 0: {err}"));
+            }
+            if errors.len() != 1 || !errors[0].contains(file) {
+                return Err(format!("not one error line naming {file}: {err}"));
+            }
+            Ok(errors[0].clone())
+        }
+        Expect::Warning => {
+            if !o.status.success() || warnings.is_empty() {
+                return Err(format!("no success with a warning naming {file}: {err}"));
+            }
+            let w = warnings[0];
+            Ok(w[w.find("WARN").unwrap_or(0)..].to_owned())
+        }
+        Expect::Success => {
+            if !o.status.success() {
+                return Err(format!("failed: {err}"));
+            }
+            Ok("(not read: success)".to_owned())
+        }
+    }
+}
+
+/// Damaged chunks, checkpoints, configurations and run files: every command that reads
+/// one names the file and the problem in one line and exits non-zero; a damaged replay
+/// chunk during training is skipped with a warning.
+#[test]
+fn damaged_files_are_reported_in_one_line() {
+    let tmp = TempDir::new("damage");
+    let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml");
+    let text = std::fs::read_to_string(&tiny).unwrap();
+    // Two complete iterations; the resumed run asks for a third.
+    let base = tmp.path("base");
+    let o = brandubh(&["train", "--quiet", "--config", s(&tiny), "--run", s(&base)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let three = tmp.path("three.toml");
+    std::fs::write(&three, text.replace("iterations = 2", "iterations = 3")).unwrap();
+    let three = s(&three);
+    let mut report = Vec::new();
+    let mut failures = Vec::new();
+    let mut case = 0;
+
+    let run_files = [
+        (
+            "chunks/chunk-000002-000001.brz",
+            Expect::Warning,
+            Expect::Success,
+        ),
+        ("checkpoints/iter-000002.json", Expect::Error, Expect::Error),
+        (
+            "checkpoints/iter-000002.safetensors",
+            Expect::Error,
+            Expect::Error,
+        ),
+        (
+            "checkpoints/iter-000002.optim.bpk",
+            Expect::Error,
+            Expect::Success,
+        ),
+        ("state.json", Expect::Error, Expect::Success),
+        ("config.toml", Expect::Error, Expect::Success),
+    ];
+    for (file, on_train, on_eval) in run_files {
+        for how in DAMAGES {
+            case += 1;
+            let run = tmp.path(&format!("case{case}"));
+            copy_dir(&base, &run);
+            damage(&run.join(file), how);
+            let r = s(&run);
+            let ckpt = format!("ckpt:{r}/checkpoints/iter-000002@sims=2");
+            let latest = format!("run:{r}@sims=2");
+            let fast = ["--matches", "1", "--ply-cap", "8", "--seed", "1"];
+            let mut commands: Vec<(Vec<&str>, Expect)> = vec![(
+                vec!["train", "--quiet", "--config", three, "--run", r],
+                on_train,
+            )];
+            if file.starts_with("checkpoints/") {
+                let mut m = vec!["match", ckpt.as_str(), "random"];
+                m.extend(fast);
+                commands.push((m, on_eval));
+                let mut m = vec!["match", latest.as_str(), "random"];
+                m.extend(fast);
+                commands.push((m, on_eval));
+                let ladder = [
+                    "ladder",
+                    r,
+                    "--matches",
+                    "1",
+                    "--sims",
+                    "2",
+                    "--ply-cap",
+                    "8",
+                ];
+                let mut l = ladder.to_vec();
+                l.extend(["--neighbours", "0", "--no-plot", "--baselines", "random"]);
+                commands.push((l, on_eval));
+            }
+            // An empty config.toml is a valid configuration of defaults (by design): it is
+            // refused as a changed configuration, which names the run, not the file.
+            let named = if file == "config.toml" && matches!(how, Damage::Empty) {
+                r
+            } else {
+                file
+            };
+            for (args, expect) in commands {
+                match check_damaged(&args, named, expect) {
+                    Ok(message) => {
+                        report.push(format!("{} | {file} | {how:?} | {message}", args[0]))
+                    }
+                    Err(problem) => failures.push(format!("{args:?} {file} {how:?}: {problem}")),
+                }
+            }
+        }
+    }
+
+    // The --config file itself: a truncation inside a value and flipped bytes in a key and
+    // in a section header (an empty file is a valid configuration of defaults).
+    let cut = text.find("channels = ").unwrap() + "channels = ".len();
+    let key = text.find("\nseed").unwrap() + 2;
+    let header = text.find("[model]").unwrap() + 2;
+    let mut configs = vec![("truncated", text.as_bytes()[..cut].to_vec())];
+    for (name, at) in [("flipped key", key), ("flipped header", header)] {
+        let mut bytes = text.as_bytes().to_vec();
+        bytes[at] ^= 0x55;
+        configs.push((name, bytes));
+    }
+    for (name, bytes) in configs {
+        let path = tmp.path(&format!("{}.toml", name.replace(' ', "-")));
+        std::fs::write(&path, bytes).unwrap();
+        let p = s(&path);
+        let fresh = tmp.path("fresh");
+        for args in [
+            vec!["train", "--quiet", "--config", p, "--run", s(&fresh)],
+            vec!["bench", "--config", p, "--games", "1", "--seconds", "0.01"],
+        ] {
+            match check_damaged(&args, p, Expect::Error) {
+                Ok(message) => report.push(format!("{} | --config | {name} | {message}", args[0])),
+                Err(problem) => failures.push(format!("{args:?} {name}: {problem}")),
+            }
+        }
+        assert!(!fresh.exists(), "a damaged configuration started a run");
+    }
+
+    // metrics.jsonl: a cut last line is an interrupted write (warned about and replaced);
+    // damage inside is an error. (A cut exactly at a line break drops the last iteration's
+    // line without notice: JSON Lines cannot tell.)
+    let cut_last_line = |bytes: &mut Vec<u8>| bytes.truncate(bytes.len() - 10);
+    let flip_first_line = |bytes: &mut Vec<u8>| bytes[10] ^= 0x55;
+    let metrics_damages: [(&str, &dyn Fn(&mut Vec<u8>), Expect); 2] = [
+        ("last line cut", &cut_last_line, Expect::Warning),
+        ("FlipHeader", &flip_first_line, Expect::Error),
+    ];
+    for (how, hurt, expect) in metrics_damages {
+        case += 1;
+        let run = tmp.path(&format!("case{case}"));
+        copy_dir(&base, &run);
+        let path = run.join("metrics.jsonl");
+        let mut bytes = std::fs::read(&path).unwrap();
+        hurt(&mut bytes);
+        std::fs::write(&path, bytes).unwrap();
+        let args = ["train", "--quiet", "--config", three, "--run", s(&run)];
+        match check_damaged(&args, "metrics.jsonl", expect) {
+            Ok(message) => report.push(format!("train | metrics.jsonl | {how} | {message}")),
+            Err(problem) => failures.push(format!("metrics.jsonl {how}: {problem}")),
+        }
+    }
+
+    // The ladder's stored games.
+    let ladder = |run: &str| {
+        let mut a = vec![
+            "ladder",
+            run,
+            "--matches",
+            "1",
+            "--sims",
+            "2",
+            "--ply-cap",
+            "8",
+        ];
+        a.extend(["--neighbours", "0", "--no-plot", "--baselines", "random"]);
+        a.into_iter().map(str::to_owned).collect::<Vec<_>>()
+    };
+    let o = brandubh(
+        &ladder(s(&base))
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    // (A flip inside a string can give another valid line: stored results of an agent
+    // that is not in the ladder are kept and ignored.)
+    for how in [Damage::Truncate] {
+        case += 1;
+        let run = tmp.path(&format!("case{case}"));
+        copy_dir(&base, &run);
+        damage(&run.join("ladder/games.jsonl"), how);
+        let args = ladder(s(&run));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        match check_damaged(&args, "games.jsonl", Expect::Error) {
+            Ok(message) => {
+                report.push(format!("ladder | ladder/games.jsonl | {how:?} | {message}"))
+            }
+            Err(problem) => failures.push(format!("games.jsonl {how:?}: {problem}")),
+        }
+    }
+
+    eprintln!("command | file | damage | message\n{}", report.join("\n"));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
