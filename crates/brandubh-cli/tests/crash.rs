@@ -5,9 +5,11 @@
 //! runs it. `BRANDUBH_CRASH_SEED` (default 1) seeds the kill schedule and
 //! `BRANDUBH_CRASH_KILLS` (default 12) sets the number of kills.
 //!
-//! The run is `configs/tiny.toml` with more iterations. Each kill is one of: after a random
-//! delay, as soon as a replay chunk's temporary file appears (a chunk being written), or as
-//! soon as a checkpoint's temporary file appears (a checkpoint being written). After each
+//! The run is `configs/tiny.toml` with more iterations. The kills take turns: as soon as a
+//! replay chunk's temporary file appears (a chunk being written), after a random delay, as
+//! soon as a checkpoint's temporary file appears (a checkpoint being written), and as soon
+//! as a chunk file is complete (self-play between two games); each lets a random number
+//! of such events pass first. After each
 //! kill the test records what the run directory shows the process was doing, checks that
 //! every complete file decodes and that completed iterations were not redone, and
 //! restarts the same command. At the end the run must be complete: every chunk and
@@ -40,6 +42,9 @@ enum Trigger {
     /// As soon as a checkpoint's temporary file is seen, after letting this many
     /// checkpoint file writes pass.
     CheckpointWrite(u32),
+    /// During self-play: as soon as a new chunk file is complete, after letting this
+    /// many pass.
+    SelfPlay(u32),
 }
 
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
@@ -78,14 +83,14 @@ fn temp_files(dir: &RunDir) -> Vec<String> {
     out
 }
 
-/// Temporary files in `dir` whose names contain `pattern`.
-fn temps_in(dir: &Path, pattern: &str) -> BTreeSet<String> {
+/// Files in `dir` whose names end with `suffix`.
+fn files_in(dir: &Path, suffix: &str) -> BTreeSet<String> {
     std::fs::read_dir(dir)
         .map(|entries| {
             entries
                 .flatten()
                 .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|name| name.ends_with(".tmp") && name.contains(pattern))
+                .filter(|name| name.ends_with(suffix))
                 .collect()
         })
         .unwrap_or_default()
@@ -100,12 +105,13 @@ fn kill_on(child: &mut Child, dir: &RunDir, trigger: Trigger) -> Option<Duration
     let t0 = Instant::now();
     let watched = match trigger {
         Trigger::After(_) => None,
-        Trigger::ChunkWrite(skip) => Some((dir.chunks(), ".brz", skip)),
-        Trigger::CheckpointWrite(skip) => Some((dir.checkpoints(), "iter-", skip)),
+        Trigger::ChunkWrite(skip) => Some((dir.chunks(), ".brz.tmp", skip)),
+        Trigger::CheckpointWrite(skip) => Some((dir.checkpoints(), ".tmp", skip)),
+        Trigger::SelfPlay(skip) => Some((dir.chunks(), ".brz", skip)),
     };
     let mut present = watched
         .as_ref()
-        .map(|(d, p, _)| temps_in(d, p))
+        .map(|(d, p, _)| files_in(d, p))
         .unwrap_or_default();
     let mut writes = 0;
     loop {
@@ -114,7 +120,7 @@ fn kill_on(child: &mut Child, dir: &RunDir, trigger: Trigger) -> Option<Duration
         }
         let fire = match (&watched, trigger) {
             (Some((d, p, skip)), _) => {
-                let now = temps_in(d, p);
+                let now = files_in(d, p);
                 writes += now.difference(&present).count() as u32;
                 present = now;
                 writes > *skip
@@ -228,8 +234,9 @@ fn training_survives_kill_9_at_random_moments() {
         // iteration and overwrites its checkpoint.)
         let trigger = match k % 4 {
             0 => Trigger::ChunkWrite(rng.random_range(0..6)),
+            1 => Trigger::After(Duration::from_millis(rng.random_range(50..3000))),
             2 => Trigger::CheckpointWrite(rng.random_range(0..3)),
-            _ => Trigger::After(Duration::from_millis(rng.random_range(50..3000))),
+            _ => Trigger::SelfPlay(rng.random_range(0..6)),
         };
         let before = complete_lines(&dir);
         let iteration_before = dir
