@@ -13,4 +13,5 @@ cd "$(dirname "$0")/.."
 export BRANDUBH_CRASH_TEST=1
 export BRANDUBH_CRASH_SEED="${1:-1}"
 export BRANDUBH_CRASH_KILLS="${2:-12}"
-exec cargo test --release -p brandubh-cli --test crash -- --nocapture
+# --workspace keeps the feature set of the README test command, so nothing is rebuilt.
+exec cargo test --workspace --release --test crash -- --nocapture
