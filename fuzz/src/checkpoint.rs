@@ -14,25 +14,34 @@ use brandubh_net::{Device, FastNet, NetConfig};
 use brandubh_rules::Position;
 
 /// A scratch directory of this process and thread (fuzz targets and tests run in
-/// parallel).
-fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "brandubh-fuzz-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    std::fs::create_dir_all(&dir).expect("create the scratch directory");
-    dir
+/// parallel), removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Scratch {
+        let dir = std::env::temp_dir().join(format!(
+            "brandubh-fuzz-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        std::fs::create_dir_all(&dir).expect("create the scratch directory");
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// `data` as a checkpoint's metadata file: [`checkpoint::read_meta`] and
 /// [`checkpoint::load`] never panic, errors are one line naming a file of the checkpoint,
 /// and accepted metadata is within the documented limits.
 pub fn meta(data: &[u8]) {
-    let dir = scratch();
-    let stem = dir.join("ck");
-    let (weights, meta_path) = checkpoint::paths(&stem);
-    let _ = std::fs::remove_file(&weights);
+    let dir = Scratch::new();
+    let stem = dir.0.join("ck");
+    let (_, meta_path) = checkpoint::paths(&stem);
     std::fs::write(&meta_path, data).expect("write the metadata file");
     match checkpoint::read_meta(&stem) {
         Ok(meta) => {
@@ -72,8 +81,8 @@ pub fn weights(data: &[u8]) {
         return;
     };
     let config = weights_config(*c, *b);
-    let dir = scratch();
-    let stem = dir.join("w");
+    let dir = Scratch::new();
+    let stem = dir.0.join("w");
     let (weights_path, meta_path) = checkpoint::paths(&stem);
     let meta = CheckpointMeta {
         format: FORMAT.to_owned(),

@@ -212,7 +212,8 @@ fn training_survives_kill_9_at_random_moments() {
     }
     let seed: u64 = env_or("BRANDUBH_CRASH_SEED", 1);
     let kills: usize = env_or("BRANDUBH_CRASH_KILLS", 12);
-    let tmp = std::env::temp_dir().join(format!("brandubh-crash-{}", std::process::id()));
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("brandubh-crash-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).unwrap();
     let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml");

@@ -30,8 +30,8 @@ struct TempDir(PathBuf);
 
 impl TempDir {
     fn new(tag: &str) -> TempDir {
-        let dir =
-            std::env::temp_dir().join(format!("brandubh-hardening-{tag}-{}", std::process::id()));
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("brandubh-hardening-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("create a temporary directory");
         TempDir(dir)
@@ -107,6 +107,9 @@ fn bad_invocations_of_every_subcommand_fail_with_a_usage_message() {
     let (file, under_file, binary) = (s(&file), s(&under_file), s(&binary));
     let (out_of_range, unknown_key) = (s(&out_of_range), s(&unknown_key));
     let run = s(&tmp.0.join("run")).to_owned();
+    let out = s(&tmp.0.join("out.agent")).to_owned();
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/brandubh-v1.agent");
+    let shipped = s(&shipped);
     let cases = [
         // The command itself.
         bad(&["frobnicate"], "unrecognized subcommand"),
@@ -277,6 +280,75 @@ fn bad_invocations_of_every_subcommand_fail_with_a_usage_message() {
         bad(&["ladder", dir, "--threads", "-1"], "unexpected argument"),
         bad(&["ladder", dir, "--seed", "x"], "--seed"),
         bad(&["ladder", dir, "--ply-cap", "0"], "--ply-cap"),
+        // export
+        bad(&["export"], "RUN_DIR|CHECKPOINT"),
+        bad(&["export", dir], "--out <FILE>"),
+        bad(
+            &["export", "/nonexistent/run", "--out", &out],
+            "/nonexistent/run",
+        ),
+        bad(&["export", dir, "--out", &out], "no checkpoints"),
+        bad(&["export", dir, "--out", file], "must end in .agent"),
+        bad(&["export", dir, "--out", &out, "--sims", "0"], "--sims"),
+        bad(&["export", dir, "--out", &out, "--algo", "bogus"], "--algo"),
+        bad(&["export", dir, "--out", &out, "--name", ""], "--name"),
+        bad(&["export", dir, "--out", &out, "--name", "a\tb"], "--name"),
+        // play (stdin is empty: a game that starts ends at once)
+        bad(&["play", "--agent"], "a value is required"),
+        bad(
+            &["play", "--agent", "/nonexistent/x.agent"],
+            "/nonexistent/x.agent",
+        ),
+        bad(&["play", "--agent", file], "not a brandubh agent file"),
+        bad(&["play", "--agent", dir], dir),
+        bad(&["play", "--agent", shipped, "--side", "red"], "--side"),
+        bad(&["play", "--agent", shipped, "--sims", "0"], "--sims"),
+        bad(&["play", "--agent", shipped, "--time", "0"], "--time"),
+        bad(&["play", "--agent", shipped, "--time", "NaN"], "--time"),
+        bad(&["play", "--agent", shipped, "--time", "3601"], "--time"),
+        bad(
+            &["play", "--agent", shipped, "--sims", "1", "--time", "1"],
+            "cannot be used",
+        ),
+        bad(&["play", "--agent", shipped, "--seed", "x"], "--seed"),
+        bad(
+            &["play", "--agent", shipped, "--position", "K/7 w"],
+            "--position",
+        ),
+        bad(
+            &["play", "--agent", shipped, "extra"],
+            "unexpected argument",
+        ),
+        // analyze
+        bad(
+            &["analyze", "--agent", "/nonexistent/x.agent"],
+            "/nonexistent/x.agent",
+        ),
+        bad(&["analyze", "--agent", file], "not a brandubh agent file"),
+        bad(&["analyze", "--agent", shipped, "--top", "0"], "--top"),
+        bad(&["analyze", "--agent", shipped, "--top", "201"], "--top"),
+        bad(&["analyze", "--agent", shipped, "--sims", "0"], "--sims"),
+        bad(
+            &["analyze", "--agent", shipped, "--sims", "1000001"],
+            "--sims",
+        ),
+        bad(
+            &["analyze", "--agent", shipped, "--position", "7/7 b"],
+            "--position",
+        ),
+        bad(&["analyze", "--agent", shipped, "zz"], "zz"),
+        bad(&["analyze", "--agent", shipped, "d4-d5"], "d4-d5"),
+        bad(
+            &[
+                "analyze",
+                "--agent",
+                shipped,
+                "--position",
+                "3K3/7/7/7/7/7/3A3 w",
+                "d7-a7",
+            ],
+            "over",
+        ),
     ];
     let mut failures = Vec::new();
     for case in &cases {
@@ -310,6 +382,10 @@ fn bad_invocations_of_every_subcommand_fail_with_a_usage_message() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(!tmp.0.join("run").exists(), "no run directory was created");
+    assert!(
+        !tmp.0.join("out.agent").exists(),
+        "no agent file was written"
+    );
 }
 
 /// How a file is damaged.
@@ -483,6 +559,17 @@ fn damaged_files_are_reported_in_one_line() {
                 l.extend(["--neighbours", "0", "--no-plot", "--baselines", "random"]);
                 commands.push((l, on_eval));
             }
+            // export reads the latest checkpoint's weights and the run's configuration.
+            let exported = format!("{r}.agent");
+            if file.starts_with("checkpoints/") || file == "config.toml" {
+                // An empty config.toml is a configuration of defaults (see below).
+                let expect = match (file, how) {
+                    ("config.toml", Damage::Empty) => Expect::Success,
+                    ("config.toml", _) => Expect::Error,
+                    _ => on_eval,
+                };
+                commands.push((vec!["export", r, "--out", exported.as_str()], expect));
+            }
             // An empty config.toml is a valid configuration of defaults (by design): it is
             // refused as a changed configuration, which names the run, not the file.
             let named = if file == "config.toml" && matches!(how, Damage::Empty) {
@@ -589,6 +676,27 @@ fn damaged_files_are_reported_in_one_line() {
                 report.push(format!("ladder | ladder/games.jsonl | {how:?} | {message}"))
             }
             Err(problem) => failures.push(format!("games.jsonl {how:?}: {problem}")),
+        }
+    }
+
+    // An agent file: play, analyze and match read it.
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/brandubh-v1.agent");
+    for how in DAMAGES {
+        let name = format!("damaged-{how:?}.agent");
+        let path = tmp.path(&name);
+        std::fs::copy(&shipped, &path).unwrap();
+        damage(&path, how);
+        let p = s(&path);
+        let spec = format!("agent:{p}");
+        for args in [
+            vec!["play", "--agent", p],
+            vec!["analyze", "--agent", p, "--sims", "2"],
+            vec!["match", &spec, "random", "--matches", "1", "--ply-cap", "8"],
+        ] {
+            match check_damaged(&args, &name, Expect::Error) {
+                Ok(message) => report.push(format!("{} | .agent | {how:?} | {message}", args[0])),
+                Err(problem) => failures.push(format!("{args:?} {how:?}: {problem}")),
+            }
         }
     }
 
