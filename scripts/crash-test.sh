@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Crash test (issue 9): `brandubh train` on configs/tiny.toml (20 iterations) is killed with
+# Crash test (issue 9): `brandubh train` on configs/tiny.toml (30 iterations) is killed with
 # SIGKILL at seeded random moments (after a random delay, while a replay chunk is being
 # written, while a checkpoint is being written) and restarted each time; the run must
 # finish with every chunk and checkpoint decoding, one metrics line per iteration, the

@@ -29,7 +29,7 @@ use brandubh_zero::run::{self, RunDir};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-const ITERATIONS: u32 = 20;
+const ITERATIONS: u32 = 30;
 
 /// When to kill.
 #[derive(Clone, Copy, Debug)]
@@ -235,7 +235,7 @@ fn training_survives_kill_9_at_random_moments() {
         // iteration and overwrites its checkpoint.)
         let trigger = match k % 4 {
             0 => Trigger::ChunkWrite(rng.random_range(0..6)),
-            1 => Trigger::After(Duration::from_millis(rng.random_range(50..3000))),
+            1 => Trigger::After(Duration::from_millis(rng.random_range(50..1500))),
             2 => Trigger::CheckpointWrite(rng.random_range(0..3)),
             _ => Trigger::SelfPlay(rng.random_range(0..6)),
         };
