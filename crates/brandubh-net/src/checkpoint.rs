@@ -593,15 +593,53 @@ pub fn weights_from_bytes(
     device: &Device,
 ) -> Result<PolicyValueNet, String> {
     let mut model = config.init(device);
-    let mut store = SafetensorsStore::from_bytes(Some(bytes));
-    let result = model.load_from(&mut store).map_err(|e| e.to_string())?;
-    if !result.errors.is_empty() || !result.missing.is_empty() {
-        return Err(result.to_string());
+    // Partial and unvalidated, so that every problem comes back in the result, which says
+    // it on one line; burn's own report is a multi-line box.
+    let mut store = SafetensorsStore::from_bytes(Some(bytes))
+        .validate(false)
+        .allow_partial(true);
+    let result = model
+        .load_from(&mut store)
+        .map_err(|e| one_line(&e.to_string()))?;
+    let mut problems: Vec<String> = result.errors.iter().map(ToString::to_string).collect();
+    if !result.missing.is_empty() {
+        let names = result.missing.iter().map(|(path, _)| path.as_str());
+        problems.push(format!("missing tensors {}", list(names)));
     }
     if !result.unused.is_empty() {
-        return Err(format!("unexpected tensors {:?}", result.unused));
+        let names = result.unused.iter().map(String::as_str);
+        problems.push(format!("unexpected tensors {}", list(names)));
+    }
+    if !problems.is_empty() {
+        return Err(one_line(&problems.join("; ")));
     }
     Ok(model)
+}
+
+/// The first few of `names`, and how many more.
+fn list<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> String {
+    let n = names.len();
+    let shown: Vec<&str> = names.take(3).collect();
+    if n > shown.len() {
+        format!("{} and {} more", shown.join(", "), n - shown.len())
+    } else {
+        shown.join(", ")
+    }
+}
+
+/// `text` on one line (line breaks and box drawing gone), at most 300 characters.
+fn one_line(text: &str) -> String {
+    let box_drawing = |c: char| c.is_whitespace() || ('\u{2500}'..='\u{257f}').contains(&c);
+    let line = text
+        .lines()
+        .map(|l| l.trim_matches(box_drawing))
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ");
+    match line.char_indices().nth(300) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line,
+    }
 }
 
 /// 64-bit FNV-1a.
