@@ -19,8 +19,6 @@
 //! metadata parsed. CRC-32 detects every change of up to four consecutive bytes, so any
 //! flipped byte and any truncation is reported, never parsed.
 
-use std::fs;
-use std::io::Write;
 use std::path::Path;
 
 use crate::error::AgentError;
@@ -148,42 +146,13 @@ pub(crate) fn decode<'a>(bytes: &'a [u8], path: &Path) -> Result<Blocks<'a>, Age
     Ok(Blocks { meta, weights })
 }
 
-/// Writes `bytes` to `path` through a temporary sibling, `fsync` and rename, so `path`
-/// holds either its old content or all of `bytes`.
+/// Writes `bytes` to `path` with [`brandubh_fs::write_atomic`] (temporary sibling, `fsync`,
+/// rename), so `path` holds either its old content or all of `bytes`.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AgentError> {
-    let io = |p: &Path| {
-        let p = p.to_path_buf();
-        move |cause| AgentError::Io { path: p, cause }
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = fs::File::create(&tmp).map_err(io(&tmp))?;
-        f.write_all(bytes).map_err(io(&tmp))?;
-        f.sync_all().map_err(io(&tmp))?;
-        drop(f);
-        fs::rename(&tmp, path).map_err(io(path))
-    })();
-    if result.is_err() {
-        // Best effort: the error that matters is the one returned.
-        let _ = fs::remove_file(&tmp);
-        return result;
-    }
-    // Make the rename durable; not every platform can open a directory, so best effort.
-    if let Some(dir) = path.parent() {
-        let dir = if dir.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            dir
-        };
-        if let Ok(d) = fs::File::open(dir) {
-            let _ = d.sync_all();
-        }
-    }
-    Ok(())
+    brandubh_fs::write_atomic(path, bytes).map_err(|e| AgentError::Io {
+        path: e.path,
+        cause: e.source,
+    })
 }
 
 #[cfg(test)]

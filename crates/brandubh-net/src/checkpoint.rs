@@ -33,7 +33,6 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use burn::module::{Module, ModuleMapper, ModuleVisitor, Param, ParamId};
@@ -652,42 +651,13 @@ fn fnv1a64(bytes: &[u8]) -> u64 {
     h
 }
 
-/// Writes `bytes` to `path` through a temporary sibling, `fsync` and rename, so `path`
-/// holds either its old content or all of `bytes`.
+/// Writes `bytes` to `path` with [`brandubh_fs::write_atomic`] (temporary sibling, `fsync`,
+/// rename), so `path` holds either its old content or all of `bytes`.
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
-    let io = |p: &Path| {
-        let p = p.to_path_buf();
-        move |source| CheckpointError::Io { path: p, source }
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = fs::File::create(&tmp).map_err(io(&tmp))?;
-        f.write_all(bytes).map_err(io(&tmp))?;
-        f.sync_all().map_err(io(&tmp))?;
-        drop(f);
-        fs::rename(&tmp, path).map_err(io(path))
-    })();
-    if result.is_err() {
-        // Best effort: the error that matters is the one returned.
-        let _ = fs::remove_file(&tmp);
-        return result;
-    }
-    // Make the rename durable; not every platform can open a directory, so best effort.
-    if let Some(dir) = path.parent() {
-        let dir = if dir.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            dir
-        };
-        if let Ok(d) = fs::File::open(dir) {
-            let _ = d.sync_all();
-        }
-    }
-    Ok(())
+    brandubh_fs::write_atomic(path, bytes).map_err(|e| CheckpointError::Io {
+        path: e.path,
+        source: e.source,
+    })
 }
 
 #[cfg(test)]
