@@ -37,6 +37,7 @@ fn options(dir: &Path, max_new: Option<u32>) -> RunOptions {
         force_config: false,
         max_new_iterations: max_new,
         device: Device::flex(),
+        selfplay_on_device: false,
     }
 }
 
@@ -100,6 +101,23 @@ fn two_iterations_leave_a_complete_run_directory() {
     // A finished run does nothing more.
     let again = run::train(&config, &options(&tmp.0, None), &mut Quiet).unwrap();
     assert_eq!(again, state);
+}
+
+/// The self-play path a GPU build uses (burn's forward pass on the training device), run
+/// here on the CPU device: it plays and records the games of an iteration like the fast
+/// path does.
+#[test]
+fn selfplay_can_run_on_the_training_device() {
+    let tmp = TempDir::new("on-device");
+    let config = tiny();
+    let options = RunOptions {
+        selfplay_on_device: true,
+        ..options(&tmp.0, Some(1))
+    };
+    let state = run::train(&config, &options, &mut Quiet).unwrap();
+    assert_eq!(state.iteration, 1);
+    assert_eq!(state.total_games, 4);
+    assert_eq!(games_in_chunks(&RunDir::new(&tmp.0)), 4);
 }
 
 #[test]

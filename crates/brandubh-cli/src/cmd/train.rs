@@ -37,6 +37,20 @@ pub struct Args {
     /// No progress bars; log lines only.
     #[arg(long)]
     quiet: bool,
+    /// Where self-play evaluates positions: `fast` (the CPU fast path, several times
+    /// faster than burn on a CPU) or `device` (burn's forward pass on the training device).
+    /// Default: `device` in a GPU build (`--features cuda`), `fast` otherwise.
+    #[arg(long, value_name = "WHERE")]
+    selfplay_inference: Option<Inference>,
+}
+
+/// Where self-play evaluates positions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Inference {
+    /// The CPU fast path.
+    Fast,
+    /// burn's forward pass on the training device.
+    Device,
 }
 
 /// Runs the command.
@@ -45,20 +59,30 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let dir = args
         .run
         .unwrap_or_else(|| PathBuf::from("runs").join(&config.name));
+    let inference = args.selfplay_inference.unwrap_or(if backend::GPU {
+        Inference::Device
+    } else {
+        Inference::Fast
+    });
     tracing::info!(
-        "training {} in {} on {} ({} iterations, {} games each, {} worker threads)",
+        "training {} in {} on {} ({} iterations, {} games each, {} worker threads, self-play on {})",
         args.config.display(),
         dir.display(),
         backend::NAME,
         config.iterations,
         config.selfplay.games_per_iteration,
         config.selfplay.worker_threads(),
+        match inference {
+            Inference::Fast => "the CPU fast path",
+            Inference::Device => "the training device",
+        },
     );
     let options = RunOptions {
         dir: dir.clone(),
         force_config: args.force_config,
         max_new_iterations: args.iterations,
         device: backend::device(),
+        selfplay_on_device: inference == Inference::Device,
     };
     let mut observer = Bars::new(args.quiet, config.iterations);
     let state = run::train(&config, &options, &mut observer)
