@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The strength measurements of models/README.md: 100 two-game matches against each fixed
+# The strength measurements of models/README.md: 100 two-game matches of the shipped agent
+# (models/brandubh-v1.agent, with the search settings stored in it) against each fixed
 # baseline from seeded openings, then the Elo ladder of the run's checkpoints.
+# Override with AGENT=..., RUN=..., MATCHES=..., SEED=..., LADDER_MATCHES=...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 run() { echo "+ $*" >&2; "$@"; }
-AGENT=${AGENT:-run:runs/default@sims=200@algo=puct}
+AGENT=${AGENT:-models/brandubh-v1.agent}
 RUN=${RUN:-runs/default}
 MATCHES=${MATCHES:-100}
 SEED=${SEED:-2026}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole training run as used for the shipped model (configs/default.toml), then the
-# export to models/. Prints each command before running it.
+# export to models/. Prints each command before running it. Override with CONFIG=...,
+# RUN=..., EXPORT_SIMS=... and EXPORT_ALGO=...; other arguments go to `brandubh train`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 run() { echo "+ $*" >&2; "$@"; }
@@ -8,6 +9,5 @@ CONFIG=${CONFIG:-configs/default.toml}
 RUN=${RUN:-runs/default}
 run cargo build --release
 run ./target/release/brandubh train --config "$CONFIG" --run "$RUN" "$@"
-if ./target/release/brandubh export --help >/dev/null 2>&1; then
-  run ./target/release/brandubh export "$RUN" --out models/brandubh-v1.agent --sims 200
-fi
+run ./target/release/brandubh export "$RUN" --out models/brandubh-v1.agent \
+  --sims "${EXPORT_SIMS:-1600}" --algo "${EXPORT_ALGO:-puct}"
