@@ -1,13 +1,25 @@
 #!/usr/bin/env bash
-# The whole training run as used for the shipped model (configs/default.toml), then the
-# export to models/. Prints each command before running it. Override with CONFIG=...,
-# RUN=..., EXPORT_SIMS=... and EXPORT_ALGO=...; other arguments go to `brandubh train`.
+# The whole training run as used for the shipped model: 100 iterations of
+# configs/default.toml, then 30 more with configs/default-stage2.toml (a softer Gumbel
+# policy target), then the export to models/. Prints each command before running it.
+# Override with CONFIG=..., STAGE2=... (empty: no second stage), RUN=..., EXPORT_SIMS=...
+# and EXPORT_ALGO=...; other arguments go to `brandubh train`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 run() { echo "+ $*" >&2; "$@"; }
 CONFIG=${CONFIG:-configs/default.toml}
 RUN=${RUN:-runs/default}
 run cargo build --release
-run ./target/release/brandubh train --config "$CONFIG" --run "$RUN" "$@"
+STAGE2=${STAGE2-configs/default-stage2.toml}
+# Stage 1, unless the run is already past it (the script was run before and stopped in
+# stage 2, whose configuration stage 1 would refuse).
+stage1=$(sed -n 's/^iterations *= *//p' "$CONFIG")
+done_iterations=$(sed -n 's/.*"iteration": *\([0-9]*\).*/\1/p' "$RUN/state.json" 2>/dev/null || true)
+if [ -z "$STAGE2" ] || [ "${done_iterations:-0}" -lt "${stage1:-0}" ]; then
+  run ./target/release/brandubh train --config "$CONFIG" --run "$RUN" "$@"
+fi
+if [ -n "$STAGE2" ]; then
+  run ./target/release/brandubh train --config "$STAGE2" --run "$RUN" --force-config "$@"
+fi
 run ./target/release/brandubh export "$RUN" --out models/brandubh-v1.agent \
-  --sims "${EXPORT_SIMS:-1600}" --algo "${EXPORT_ALGO:-puct}"
+  --sims "${EXPORT_SIMS:-1600}" --algo "${EXPORT_ALGO:-puct}" --name brandubh-v1
