@@ -2,10 +2,10 @@
 //! files.
 //!
 //! Every file they write (replay chunks, `metrics.jsonl`, plots, checkpoints, `state.json`,
-//! agent files, ladder tables) goes through [`write_atomic`]: the bytes are written to `NAME.tmp` in the same directory, flushed
-//! to disk, renamed over `NAME` and the directory entry is flushed too. A reader therefore
-//! sees either the old file or the new one, never a partial one, even after `kill -9` or a
-//! power loss. A crash can leave a stale `NAME.tmp` behind; [`is_temp_file`] recognises
+//! agent files, ladder tables) goes through [`write_atomic`]: the bytes are written to
+//! `NAME.tmp` in the same directory, flushed to disk, renamed over `NAME` and the directory
+//! entry is flushed too. A reader therefore sees either the old file or the new one, never
+//! a partial one, even after `kill -9` or a power loss. A crash can leave a stale `NAME.tmp` behind; [`is_temp_file`] recognises
 //! such leftovers (chunk listings skip them) and [`remove_temp_files`] clears them.
 
 use std::fs::{self, File};

@@ -92,9 +92,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(n) = args.sims {
         search.simulations = n;
     }
-    if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
+    // The agent file's directory is created by the write itself (brandubh_fs::write_atomic).
     let agent = export_checkpoint(&checkpoint, &args.out, &ExportOptions { name, search })?;
     let size = std::fs::metadata(&args.out)
         .with_context(|| format!("{}", args.out.display()))?
