@@ -50,3 +50,16 @@ fn tiny_config_is_tiny() {
     assert!(c.selfplay.ply_cap <= 40);
     assert!(c.training.steps_per_iteration <= 5);
 }
+
+/// `default-stage2.toml` is a copy of `default.toml` that continues its run; a later edit to
+/// one must not silently leave the other behind. Only the keys the stage changes differ.
+#[test]
+fn default_stage2_differs_from_default_only_where_it_says() {
+    let stage1 = TrainConfig::from_file(configs_dir().join("default.toml")).unwrap();
+    let mut stage2 = TrainConfig::from_file(configs_dir().join("default-stage2.toml")).unwrap();
+    assert!(stage2.iterations > stage1.iterations);
+    assert!(stage2.search.gumbel_c_scale < stage1.search.gumbel_c_scale);
+    stage2.iterations = stage1.iterations;
+    stage2.search.gumbel_c_scale = stage1.search.gumbel_c_scale;
+    assert_eq!(stage2, stage1);
+}
