@@ -12,7 +12,7 @@ use brandubh_agent::{Agent, AgentMeta, SearchSettings, SourceInfo, TrainingInfo}
 use brandubh_net::checkpoint::{self, SaveOptions};
 use brandubh_net::{Device, NetConfig};
 use brandubh_rules::{Game, Position};
-use brandubh_train::replay::{self, Chunk, ChunkInfo, GameRecord, GameResult, PositionRecord};
+use brandubh_run::replay::{self, Chunk, ChunkInfo, GameRecord, GameResult, PositionRecord};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -1,9 +1,9 @@
 //! Checks for run configuration parsing.
 //!
-//! Shared by the fuzz target `config` and `crates/brandubh-train/tests/fuzz_corpus.rs`,
-//! which includes this file with `#[path]`: it may name only `brandubh_train` and `std`.
+//! Shared by the fuzz target `config` and `crates/brandubh-run/tests/fuzz_corpus.rs`,
+//! which includes this file with `#[path]`: it may name only `brandubh_run` and `std`.
 
-use brandubh_train::config::TrainConfig;
+use brandubh_run::config::TrainConfig;
 
 /// The file name errors must start with.
 const FILE: &str = "fuzz.toml";

@@ -1,12 +1,12 @@
 //! Checks for replay chunk decoding.
 //!
-//! Shared by the fuzz target `chunk` and `crates/brandubh-train/tests/fuzz_corpus.rs`,
-//! which includes this file with `#[path]`: it may name only `brandubh_train`,
-//! `crc32fast` (a dependency of brandubh-train) and `std`.
+//! Shared by the fuzz target `chunk` and `crates/brandubh-run/tests/fuzz_corpus.rs`,
+//! which includes this file with `#[path]`: it may name only `brandubh_run`,
+//! `crc32fast` (a dependency of brandubh-run) and `std`.
 
 use std::path::Path;
 
-use brandubh_train::replay::{self, ENCODING_VERSION, FORMAT_VERSION, HEADER_LEN, MAGIC};
+use brandubh_run::replay::{self, ENCODING_VERSION, FORMAT_VERSION, HEADER_LEN, MAGIC};
 
 /// The file name errors must mention.
 const FILE: &str = "fuzz/chunk-000001-000000.brz";

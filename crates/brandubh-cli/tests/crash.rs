@@ -23,9 +23,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use brandubh_net::{Device, checkpoint};
-use brandubh_train::config::TrainConfig;
-use brandubh_train::{metrics, replay};
-use brandubh_zero::run::{self, RunDir};
+use brandubh_run::config::TrainConfig;
+use brandubh_run::{metrics, replay};
+use brandubh_train::run::{self, RunDir};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -240,7 +240,7 @@ pub fn read_games(path: &Path) -> Result<(String, Vec<StoredMatch>), EvalError> 
 }
 
 fn write_file(path: &Path, bytes: &[u8]) -> Result<(), EvalError> {
-    brandubh_train::fsutil::write_atomic(path, bytes).map_err(|e| EvalError::Io {
+    brandubh_run::fsutil::write_atomic(path, bytes).map_err(|e| EvalError::Io {
         path: e.path.clone(),
         cause: format!("cannot {}: {}", e.action, e.source),
     })

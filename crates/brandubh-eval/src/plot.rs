@@ -1,11 +1,11 @@
 //! The ladder's plot: Elo (with 95 % intervals) of every checkpoint against its training
 //! step, baselines as labelled horizontal lines. Rendered in memory with plotters, encoded
-//! with `png` and written with [`brandubh_train::fsutil::write_atomic`], like the training
-//! curves of `brandubh_train::plot`.
+//! with `png` and written with [`brandubh_run::fsutil::write_atomic`], like the training
+//! curves of `brandubh_run::plot`.
 //!
-//! The text uses the DejaVu Sans subset that `brandubh-train` embeds. That crate does not
+//! The text uses the DejaVu Sans subset that `brandubh-run` embeds. That crate does not
 //! expose it, so this module includes the same asset file from its place in the train
-//! crate (no copy is kept here); when `brandubh_train::plot` exposes the font, use it here.
+//! crate (no copy is kept here); when `brandubh_run::plot` exposes the font, use it here.
 
 use std::path::Path;
 use std::sync::OnceLock;
@@ -15,8 +15,8 @@ use plotters::style::{FontStyle, register_font};
 
 use crate::error::EvalError;
 
-/// `brandubh-train`'s embedded font (see its `assets/LICENSE-DejaVu.txt`).
-static FONT: &[u8] = include_bytes!("../../brandubh-train/assets/DejaVuSans-subset.ttf");
+/// `brandubh-run`'s embedded font (see its `assets/LICENSE-DejaVu.txt`).
+static FONT: &[u8] = include_bytes!("../../brandubh-run/assets/DejaVuSans-subset.ttf");
 const FAMILY: &str = "sans-serif";
 /// Image size, in pixels.
 pub const PLOT_SIZE: (u32, u32) = (1100, 700);
@@ -87,7 +87,7 @@ pub fn write_plot(
             path: path.to_path_buf(),
             cause,
         })?;
-    brandubh_train::fsutil::write_atomic(path, &bytes).map_err(|e| EvalError::Io {
+    brandubh_run::fsutil::write_atomic(path, &bytes).map_err(|e| EvalError::Io {
         path: e.path.clone(),
         cause: format!("cannot {}: {}", e.action, e.source),
     })

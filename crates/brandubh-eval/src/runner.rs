@@ -259,8 +259,8 @@ impl MatchReport {
     /// The match record of A as a line item of the training metrics (`metrics.jsonl`),
     /// against `opponent` (e.g. `"previous"`).
     #[must_use]
-    pub fn summary(&self, opponent: &str) -> brandubh_train::metrics::MatchSummary {
-        brandubh_train::metrics::MatchSummary {
+    pub fn summary(&self, opponent: &str) -> brandubh_run::metrics::MatchSummary {
+        brandubh_run::metrics::MatchSummary {
             opponent: opponent.to_owned(),
             matches: self.matches,
             wins: self.record.wins,

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use brandubh_train::config::EvaluationConfig;
+use brandubh_run::config::EvaluationConfig;
 
 use crate::agent::{Agent, load_checkpoint};
 use crate::error::EvalError;

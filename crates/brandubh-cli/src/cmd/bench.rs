@@ -9,9 +9,9 @@ use brandubh_net::encoding::INPUT_SIZE;
 use brandubh_net::{FastNet, NetEvaluator};
 use brandubh_rules::Game;
 use brandubh_search::{Evaluator, Leaf};
-use brandubh_train::config::TrainConfig;
-use brandubh_zero::run;
-use brandubh_zero::selfplay;
+use brandubh_run::config::TrainConfig;
+use brandubh_train::run;
+use brandubh_train::selfplay;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use brandubh_agent::{ExportOptions, SearchAlgo, SearchSettings, export_checkpoint};
-use brandubh_train::config::{SearchAlgorithm, TrainConfig};
+use brandubh_run::config::{SearchAlgorithm, TrainConfig};
 
 use crate::out;
 

@@ -23,8 +23,8 @@ pub fn parse_position(text: Option<&str>) -> anyhow::Result<Position> {
 
 /// The evaluation hook of `brandubh train` (matches after each iteration).
 pub fn evaluation_hook(
-    request: &brandubh_zero::run::EvaluationRequest<'_>,
-) -> Result<Option<brandubh_zero::run::EvaluationReport>, String> {
+    request: &brandubh_train::run::EvaluationRequest<'_>,
+) -> Result<Option<brandubh_train::run::EvaluationReport>, String> {
     // The new checkpoint against the previous one and the run's baseline (networks with
     // Gumbel search and the run's evaluation simulations).
     let eval = brandubh_eval::training::evaluate_iteration(
@@ -35,7 +35,7 @@ pub fn evaluation_hook(
         request.seed,
     )
     .map_err(|e| format!("evaluating iteration {}: {e}", request.iteration))?;
-    Ok(Some(brandubh_zero::run::EvaluationReport {
+    Ok(Some(brandubh_train::run::EvaluationReport {
         vs_previous: Some(eval.vs_previous.summary("previous")),
         vs_baseline: Some(eval.vs_baseline.summary(&request.config.baseline)),
     }))

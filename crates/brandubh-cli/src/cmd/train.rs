@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use anyhow::Context;
 use brandubh_net::StepStats;
-use brandubh_train::config::TrainConfig;
-use brandubh_train::metrics::IterationMetrics;
-use brandubh_zero::run::{self, EvaluationReport, EvaluationRequest, Observer, RunOptions};
-use brandubh_zero::selfplay::SelfPlayStats;
+use brandubh_run::config::TrainConfig;
+use brandubh_run::metrics::IterationMetrics;
+use brandubh_train::run::{self, EvaluationReport, EvaluationRequest, Observer, RunOptions};
+use brandubh_train::selfplay::SelfPlayStats;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::backend;
@@ -193,7 +193,7 @@ impl Observer for Bars {
 
     fn iteration_finished(&mut self, m: &IterationMetrics) {
         self.finish();
-        let vs = |s: &Option<brandubh_train::metrics::MatchSummary>| match s {
+        let vs = |s: &Option<brandubh_run::metrics::MatchSummary>| match s {
             Some(s) => format!(", vs {} {}-{}-{}", s.opponent, s.wins, s.draws, s.losses),
             None => String::new(),
         };

@@ -4,10 +4,10 @@ use std::path::{Path, PathBuf};
 
 use brandubh_net::checkpoint;
 use brandubh_net::{Device, NetConfig};
-use brandubh_train::config::TrainConfig;
-use brandubh_train::metrics;
-use brandubh_train::replay;
-use brandubh_zero::run::{self, Quiet, RunDir, RunError, RunOptions};
+use brandubh_run::config::TrainConfig;
+use brandubh_run::metrics;
+use brandubh_run::replay;
+use brandubh_train::run::{self, Quiet, RunDir, RunError, RunOptions};
 
 fn tiny() -> TrainConfig {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml");
@@ -20,7 +20,7 @@ fn tiny() -> TrainConfig {
 struct TempDir(PathBuf);
 impl TempDir {
     fn new(tag: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("brandubh-zero-{tag}-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("brandubh-train-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         TempDir(dir)
     }

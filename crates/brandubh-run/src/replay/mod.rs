@@ -148,7 +148,7 @@ pub struct ChunkInfo {
     pub iteration: u32,
     /// Creation time, milliseconds since the Unix epoch.
     pub created_unix_ms: u64,
-    /// The program that wrote it, e.g. `brandubh-train 0.1.0`.
+    /// The program that wrote it, e.g. `brandubh-run 0.1.0`.
     pub producer: String,
 }
 
@@ -163,7 +163,7 @@ impl ChunkInfo {
             run_id: run_id.into(),
             iteration,
             created_unix_ms,
-            producer: concat!("brandubh-train ", env!("CARGO_PKG_VERSION")).to_owned(),
+            producer: concat!("brandubh-run ", env!("CARGO_PKG_VERSION")).to_owned(),
         }
     }
 }

@@ -22,7 +22,7 @@ pub(crate) mod test_dir {
         pub fn new(tag: &str) -> TestDir {
             let n = COUNTER.fetch_add(1, Ordering::Relaxed);
             let path = std::env::temp_dir()
-                .join(format!("brandubh-train-{tag}-{}-{n}", std::process::id()));
+                .join(format!("brandubh-run-{tag}-{}-{n}", std::process::id()));
             let _ = std::fs::remove_dir_all(&path);
             std::fs::create_dir_all(&path).expect("create test dir");
             TestDir(path)

@@ -27,11 +27,11 @@ use brandubh_net::train::{BatchBuilder, OptimizerKind, StepStats, TrainConfig as
 use brandubh_net::{Device, FastNet, NetConfig, NetEvaluator};
 use brandubh_rules::{Move, Side, Symmetry};
 use brandubh_search::{Algorithm, Fpu, GumbelConfig, PuctConfig, SearchConfig, SearchError};
-use brandubh_train::config::{ConfigError, Optimizer, SearchAlgorithm, TrainConfig};
-use brandubh_train::fsutil::{self, FsError};
-use brandubh_train::metrics::{self, IterationMetrics, MatchSummary, MetricsError};
-use brandubh_train::plot::{self, PlotError};
-use brandubh_train::replay::{
+use brandubh_run::config::{ConfigError, Optimizer, SearchAlgorithm, TrainConfig};
+use brandubh_run::fsutil::{self, FsError};
+use brandubh_run::metrics::{self, IterationMetrics, MatchSummary, MetricsError};
+use brandubh_run::plot::{self, PlotError};
+use brandubh_run::replay::{
     self, Chunk, ChunkInfo, GameRecord, GameResult, ReplayError, ReplayWindow,
 };
 use rand::{Rng, SeedableRng};
@@ -274,7 +274,7 @@ pub struct EvaluationRequest<'a> {
     /// The checkpoint self-play used this iteration (stem).
     pub previous: &'a Path,
     /// The run's `[evaluation]` settings.
-    pub config: &'a brandubh_train::config::EvaluationConfig,
+    pub config: &'a brandubh_run::config::EvaluationConfig,
     /// A seed for the matches.
     pub seed: u64,
 }

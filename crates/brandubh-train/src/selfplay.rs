@@ -14,7 +14,7 @@ use brandubh_rules::{Game, Move, Position};
 use brandubh_search::{
     Evaluation, Evaluator, Leaf, Search, SearchConfig, SearchError, SearchResult,
 };
-use brandubh_train::replay::{GameRecord, GameResult, PositionRecord};
+use brandubh_run::replay::{GameRecord, GameResult, PositionRecord};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -135,15 +135,15 @@ pub struct RefreshReport {
 /// oldest positions leave it. Loading a directory skips corrupted chunks with a warning.
 ///
 /// ```
-/// use brandubh_train::replay::ReplayWindow;
+/// use brandubh_run::replay::ReplayWindow;
 /// use rand::SeedableRng;
 ///
-/// let dir = std::env::temp_dir().join("brandubh-train-doc-window");
+/// let dir = std::env::temp_dir().join("brandubh-run-doc-window");
 /// let (window, report) = ReplayWindow::load(&dir, 10_000)?;
 /// let mut rng = rand::rngs::StdRng::seed_from_u64(0);
 /// let batch = window.sample_batch(256, &mut rng); // empty while the run has no chunks
 /// assert_eq!(batch.len(), if window.is_empty() { 0 } else { 256 });
-/// # Ok::<(), brandubh_train::replay::ReplayError>(())
+/// # Ok::<(), brandubh_run::replay::ReplayError>(())
 /// ```
 #[derive(Debug)]
 pub struct ReplayWindow {

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use brandubh_train::config::TrainConfig;
+use brandubh_run::config::TrainConfig;
 
 fn configs_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../configs")
