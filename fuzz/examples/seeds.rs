@@ -8,7 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
-use brandubh_agent::{Agent, AgentMeta, SearchSettings, SourceInfo, TrainingInfo};
+use brandubh_agent::{Agent, AgentMeta, SourceInfo, TrainingInfo};
+use brandubh_search::SearchSettings;
 use brandubh_net::checkpoint::{self, SaveOptions};
 use brandubh_net::{Device, NetConfig};
 use brandubh_rules::{Game, Position};

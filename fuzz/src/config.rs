@@ -3,7 +3,7 @@
 //! Shared by the fuzz target `config` and `crates/brandubh-run/tests/fuzz_corpus.rs`,
 //! which includes this file with `#[path]`: it may name only `brandubh_run` and `std`.
 
-use brandubh_run::config::TrainConfig;
+use brandubh_run::config::RunConfig;
 
 /// The file name errors must start with.
 const FILE: &str = "fuzz.toml";
@@ -15,13 +15,13 @@ pub fn parse(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    match TrainConfig::from_toml_str(text, FILE) {
+    match RunConfig::from_toml_str(text, FILE) {
         Ok(config) => {
             assert_eq!(config.validate(), Ok(()));
             let written = config
                 .to_toml_string()
                 .unwrap_or_else(|e| panic!("a valid configuration does not write: {e}"));
-            let back = TrainConfig::from_toml_str(&written, "again.toml")
+            let back = RunConfig::from_toml_str(&written, "again.toml")
                 .unwrap_or_else(|e| panic!("written configuration does not read: {e}"));
             assert_eq!(back, config);
             assert!(config.changed_keys(&back).is_empty());

@@ -9,14 +9,13 @@ use std::time::{Duration, Instant};
 use brandubh_net::encoding::{ENCODING_VERSION, NUM_PLANES, PLANE_SIZE, POLICY_SIZE};
 use brandubh_net::{Device, FastNet, NetConfig, NetEvaluator, PolicyValueNet, checkpoint};
 use brandubh_rules::{Game, Move};
-use brandubh_search::{Evaluator, Leaf, MctsPlayer, Search, SearchConfig};
+use brandubh_search::{
+    Evaluator, Leaf, MAX_SIMULATIONS, MctsPlayer, Search, SearchConfig, SearchSettings,
+};
 
 use crate::error::AgentError;
 use crate::format;
-use crate::meta::{AgentMeta, RULES_NAME, SearchSettings, SourceInfo, TrainingInfo, utc_date};
-
-/// Most simulations an analysis or a player may ask for.
-pub const MAX_SIMULATIONS: u32 = 1_000_000;
+use crate::meta::{AgentMeta, RULES_NAME, SourceInfo, TrainingInfo, utc_date};
 
 /// Largest model sizes a file may claim (guards against absurd allocations).
 const MAX_CHANNELS: usize = 1024;
@@ -224,20 +223,12 @@ impl Agent {
         simulations: Option<u32>,
         ply_cap: Option<u32>,
     ) -> Result<SearchConfig, AgentError> {
-        let sims = simulations.unwrap_or(self.meta.search.simulations);
-        if sims > MAX_SIMULATIONS {
-            return Err(AgentError::Settings {
-                path: self.path.clone(),
-                cause: brandubh_search::ConfigError {
-                    field: "simulations",
-                    value: sims.to_string(),
-                    expected: "at most 1000000",
-                },
-            });
-        }
-        self.meta
-            .search
-            .search_config(sims, ply_cap)
+        let settings = match simulations {
+            Some(n) => self.meta.search.clone().with_simulations(n),
+            None => self.meta.search.clone(),
+        };
+        settings
+            .play_config(ply_cap)
             .map_err(|cause| AgentError::Settings {
                 path: self.path.clone(),
                 cause,
@@ -467,14 +458,8 @@ fn check_meta(meta: &AgentMeta, weights: &[u8], path: &Path) -> Result<(), Agent
             one_line(&meta.weights_crc32)
         )));
     }
-    if meta.search.simulations > MAX_SIMULATIONS {
-        return Err(bad(format!(
-            "search.simulations {} is above {MAX_SIMULATIONS}",
-            meta.search.simulations
-        )));
-    }
     meta.search
-        .search_config(meta.search.simulations, None)
+        .validate()
         .map_err(|cause| AgentError::Settings {
             path: path.to_path_buf(),
             cause,

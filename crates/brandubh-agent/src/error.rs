@@ -91,7 +91,7 @@ pub enum AgentError {
         /// The agent file.
         path: PathBuf,
         /// The setting and its range.
-        cause: brandubh_search::ConfigError,
+        cause: brandubh_search::SettingError,
     },
     /// The search failed (the game is over, or a bug).
     #[error("{}: search: {cause}", path.display())]

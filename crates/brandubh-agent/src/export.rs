@@ -7,7 +7,9 @@ use brandubh_net::checkpoint::{self, CheckpointMeta};
 
 use crate::agent::Agent;
 use crate::error::AgentError;
-use crate::meta::{AgentMeta, SearchSettings, SourceInfo, TrainingInfo, utc_date};
+use brandubh_search::SearchSettings;
+
+use crate::meta::{AgentMeta, SourceInfo, TrainingInfo, utc_date};
 
 /// What an export records besides the checkpoint's own metadata.
 #[derive(Clone, Debug, PartialEq)]

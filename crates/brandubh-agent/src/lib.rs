@@ -36,7 +36,8 @@
 //! (re-export from the checkpoint to upgrade).
 //!
 //! ```
-//! use brandubh_agent::{Agent, AgentMeta, Budget, SearchSettings, SourceInfo, TrainingInfo};
+//! use brandubh_agent::{Agent, AgentMeta, Budget, SourceInfo, TrainingInfo};
+//! use brandubh_search::SearchSettings;
 //! use brandubh_net::{Device, NetConfig};
 //! use brandubh_rules::Game;
 //!
@@ -65,10 +66,8 @@ mod export;
 pub mod format;
 mod meta;
 
-pub use agent::{Agent, Analysis, Budget, MAX_SIMULATIONS, MoveStats};
+pub use agent::{Agent, Analysis, Budget, MoveStats};
 pub use error::AgentError;
 pub use export::{ExportOptions, export_checkpoint, training_info};
 pub use format::{FORMAT_VERSION, MAGIC};
-pub use meta::{
-    AgentMeta, RULES_NAME, SearchAlgo, SearchSettings, SourceInfo, TrainingInfo, utc_date,
-};
+pub use meta::{AgentMeta, RULES_NAME, SourceInfo, TrainingInfo, utc_date};

@@ -1,124 +1,13 @@
 //! What an agent file says about its network: [`AgentMeta`] with the model shape, the
-//! search it plays best with ([`SearchSettings`]), its training ([`TrainingInfo`]) and
+//! search it plays best with (the search crate's [`SearchSettings`]), its training ([`TrainingInfo`]) and
 //! where it came from ([`SourceInfo`]). Stored as JSON inside the file.
 
-use std::fmt;
-
 use brandubh_net::NetConfig;
-use brandubh_search::{Algorithm, ConfigError, Fpu, GumbelConfig, PuctConfig, SearchConfig};
+use brandubh_search::SearchSettings;
 use serde::{Deserialize, Serialize};
 
 /// The rule set every agent of this build plays (RULES.md).
 pub const RULES_NAME: &str = "Brandubh 2.5W";
-
-/// Which tree search an agent plays with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SearchAlgo {
-    /// Gumbel AlphaZero (sequential halving at the root).
-    Gumbel,
-    /// AlphaZero's PUCT.
-    Puct,
-}
-
-impl SearchAlgo {
-    /// `"gumbel"` or `"puct"`.
-    #[must_use]
-    pub const fn name(self) -> &'static str {
-        match self {
-            SearchAlgo::Gumbel => "gumbel",
-            SearchAlgo::Puct => "puct",
-        }
-    }
-}
-
-impl fmt::Display for SearchAlgo {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// The search an agent plays best with: usually the one it was trained with, with the
-/// simulations chosen at export. Play never adds noise (see
-/// [`SearchSettings::search_config`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SearchSettings {
-    /// PUCT or Gumbel.
-    pub algorithm: SearchAlgo,
-    /// Simulations per move.
-    pub simulations: u32,
-    /// PUCT exploration constant.
-    pub c_puct: f32,
-    /// PUCT first-play urgency: an unvisited move is worth the parent's value minus this.
-    pub fpu_reduction: f32,
-    /// Gumbel: root moves considered (m).
-    pub gumbel_candidates: u32,
-    /// Gumbel: `c_visit` of the value transform.
-    pub gumbel_c_visit: f32,
-    /// Gumbel: `c_scale` of the value transform.
-    pub gumbel_c_scale: f32,
-}
-
-impl Default for SearchSettings {
-    /// Gumbel with 64 simulations and the search crate's default constants (the default of
-    /// a training run).
-    fn default() -> Self {
-        SearchSettings::from_algorithm(SearchAlgo::Gumbel, 64)
-    }
-}
-
-impl SearchSettings {
-    /// `algorithm` with `simulations` and the search crate's default constants.
-    #[must_use]
-    pub fn from_algorithm(algorithm: SearchAlgo, simulations: u32) -> SearchSettings {
-        let puct = PuctConfig::default();
-        let gumbel = GumbelConfig::default();
-        SearchSettings {
-            algorithm,
-            simulations,
-            c_puct: puct.c_puct,
-            fpu_reduction: match puct.fpu {
-                Fpu::Reduction(r) => r,
-                Fpu::Absolute(_) => 0.0,
-            },
-            gumbel_candidates: gumbel.considered_moves,
-            gumbel_c_visit: gumbel.c_visit,
-            gumbel_c_scale: gumbel.c_scale,
-        }
-    }
-
-    /// The search for play: these settings with `simulations` per move, without noise
-    /// (PUCT: no Dirichlet noise, temperature 0; Gumbel: no Gumbel noise) and with the
-    /// given ply cap (none in play, rule 9). Checked: a setting out of range is an error
-    /// naming it.
-    pub fn search_config(
-        &self,
-        simulations: u32,
-        ply_cap: Option<u32>,
-    ) -> Result<SearchConfig, ConfigError> {
-        let algorithm = match self.algorithm {
-            SearchAlgo::Puct => Algorithm::Puct(PuctConfig {
-                c_puct: self.c_puct,
-                fpu: Fpu::Reduction(self.fpu_reduction),
-                ..PuctConfig::default()
-            }),
-            SearchAlgo::Gumbel => Algorithm::Gumbel(GumbelConfig {
-                considered_moves: self.gumbel_candidates,
-                c_visit: self.gumbel_c_visit,
-                c_scale: self.gumbel_c_scale,
-                ..GumbelConfig::default()
-            }),
-        };
-        let config = SearchConfig {
-            simulations,
-            algorithm,
-            ply_cap,
-        }
-        .without_noise();
-        config.validate()?;
-        Ok(config)
-    }
-}
 
 /// How the network was trained, from the checkpoint's metadata. Fields a checkpoint did not
 /// record (one saved outside a training run) are `None`.
@@ -273,33 +162,5 @@ mod tests {
         assert_eq!(utc_date(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(utc_date(1_700_000_000), "2023-11-14T22:13:20Z");
         assert_eq!(utc_date(4_102_444_799), "2099-12-31T23:59:59Z");
-    }
-
-    #[test]
-    fn settings_become_noise_free_search_configs() {
-        let s = SearchSettings::from_algorithm(SearchAlgo::Puct, 100);
-        let c = s.search_config(100, None).unwrap();
-        match c.algorithm {
-            Algorithm::Puct(p) => {
-                assert_eq!(p.dirichlet_fraction, 0.0);
-                assert_eq!(p.final_temperature, 0.0);
-                assert_eq!(p.temperature_plies, 0);
-            }
-            Algorithm::Gumbel(_) => panic!("puct expected"),
-        }
-        let g = SearchSettings::default()
-            .search_config(8, Some(50))
-            .unwrap();
-        assert_eq!(g.ply_cap, Some(50));
-        match g.algorithm {
-            Algorithm::Gumbel(g) => assert_eq!(g.gumbel_scale, 0.0),
-            Algorithm::Puct(_) => panic!("gumbel expected"),
-        }
-        let bad = SearchSettings {
-            c_puct: -1.0,
-            ..SearchSettings::from_algorithm(SearchAlgo::Puct, 10)
-        };
-        assert!(bad.search_config(10, None).is_err());
-        assert!(SearchSettings::default().search_config(0, None).is_err());
     }
 }

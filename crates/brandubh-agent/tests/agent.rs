@@ -4,13 +4,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use brandubh_agent::{
-    Agent, AgentError, AgentMeta, Budget, ExportOptions, SearchAlgo, SearchSettings, SourceInfo,
-    TrainingInfo, export_checkpoint, format,
+    Agent, AgentError, AgentMeta, Budget, ExportOptions, SourceInfo, TrainingInfo,
+    export_checkpoint, format,
 };
 use brandubh_net::checkpoint::{self, SaveOptions};
 use brandubh_net::encoding;
 use brandubh_net::{Device, FastNet, NetConfig, NetEvaluator, PolicyValueNet};
 use brandubh_rules::{Game, Position};
+use brandubh_search::{Algorithm, SearchSettings};
 use brandubh_search::{MctsPlayer, Player};
 
 /// A fresh directory for one test.
@@ -45,7 +46,7 @@ fn tiny_checkpoint(dir: &Path) -> (PolicyValueNet, PathBuf) {
 fn tiny_agent_bytes() -> Vec<u8> {
     let meta = AgentMeta::new(
         "tiny",
-        SearchSettings::from_algorithm(SearchAlgo::Gumbel, 8),
+        SearchSettings::new(Algorithm::Gumbel, 8),
         TrainingInfo::default(),
         SourceInfo::default(),
     );
@@ -74,7 +75,7 @@ fn export_then_load_gives_identical_outputs_and_moves() {
     let out = dir.join("tiny.agent");
     let options = ExportOptions {
         name: "tiny".into(),
-        search: SearchSettings::from_algorithm(SearchAlgo::Puct, 12),
+        search: SearchSettings::new(Algorithm::Puct, 12),
     };
     let exported = export_checkpoint(&stem, &out, &options).unwrap();
     // Nothing but the file is needed to load it.

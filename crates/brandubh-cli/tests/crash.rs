@@ -23,9 +23,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use brandubh_net::{Device, checkpoint};
-use brandubh_run::config::TrainConfig;
+use brandubh_run::RunDir;
+use brandubh_run::config::RunConfig;
 use brandubh_run::{metrics, replay};
-use brandubh_train::run::{self, RunDir};
+use brandubh_train::run;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -176,7 +177,7 @@ fn phase(dir: &RunDir, per_iteration: u64) -> String {
 }
 
 /// Every complete file decodes: chunks replay, checkpoints with metadata load.
-fn check_files(dir: &RunDir, config: &TrainConfig) {
+fn check_files(dir: &RunDir, config: &RunConfig) {
     for c in replay::list_chunks(&dir.chunks()).expect("list chunks") {
         if let Err(e) = replay::read_chunk(&c.path) {
             panic!("chunk does not decode after a kill: {e}");
@@ -221,7 +222,7 @@ fn training_survives_kill_9_at_random_moments() {
     let text = text.replace("iterations = 2", &format!("iterations = {ITERATIONS}"));
     let config_path = tmp.join("crash.toml");
     std::fs::write(&config_path, &text).unwrap();
-    let config = TrainConfig::from_file(&config_path).unwrap();
+    let config = RunConfig::from_file(&config_path).unwrap();
     assert_eq!(config.iterations, ITERATIONS);
     let per_iteration = u64::from(config.selfplay.games_per_iteration);
     let dir = RunDir::new(tmp.join("run"));

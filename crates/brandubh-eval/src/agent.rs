@@ -2,29 +2,27 @@
 //! (a checkpoint's weights), then [`PlayerFactory::player`] makes a fresh, seeded player for
 //! each game, cheaply (network agents share their weights through an `Arc`).
 //!
-//! Checkpoints of a run directory are found by [`list_checkpoints`], the one place that
-//! knows the layout: `RUN/checkpoints/NAME.json` + `NAME.safetensors` as written by
-//! `brandubh_net::checkpoint::save` (the trainer names them `iter-NNNNNN`), ordered by the
-//! training step in their metadata.
+//! Checkpoints of a run directory are found by [`list_checkpoints`]: the checkpoints that
+//! [`RunDir`] finds with their weights beside them, ordered by the training step in their
+//! metadata. A network agent searches with its run's settings (the run's `config.toml`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use brandubh_net::checkpoint::{self, CheckpointMeta, META_EXTENSION, WEIGHTS_EXTENSION};
+use brandubh_net::checkpoint::{self, CheckpointMeta};
 use brandubh_net::{Device, FastNet, NetEvaluator};
+use brandubh_run::RunDir;
+use brandubh_run::config::RunConfig;
 use brandubh_search::{
-    AlphaBetaConfig, AlphaBetaPlayer, GreedyPlayer, MctsPlayer, Player, RandomPlayer,
-    RolloutEvaluator, SearchConfig,
+    Algorithm, AlphaBetaConfig, AlphaBetaPlayer, Evaluator, GreedyPlayer, MctsPlayer, Player,
+    RandomPlayer, RolloutEvaluator, SearchSettings, SettingError,
 };
 
 use crate::error::EvalError;
 use crate::seeds::mix;
-use crate::spec::{AgentSpec, Algo, AlphaBetaLimit, NetSource};
+use crate::spec::{AgentSpec, AlphaBetaLimit, NetSource};
 
-/// The directory of a run that holds its checkpoints.
-pub const CHECKPOINT_DIR: &str = "checkpoints";
-
-/// Makes players for games. Implemented by [`Agent`]; a caller with its own kind of player
+/// Makes players for games. Implemented by [`Entrant`]; a caller with its own kind of player
 /// (e.g. the training loop with a network still in memory) can implement it too.
 pub trait PlayerFactory: Sync {
     /// The agent's name in reports: its canonical spec, or a label.
@@ -33,11 +31,18 @@ pub trait PlayerFactory: Sync {
     /// A fresh player for one game, seeded with `seed`. Searches treat ply `ply_cap` as the
     /// end of the game (an unfinished, neutral result).
     fn player(&self, seed: u64, ply_cap: u32) -> Result<Box<dyn Player + Send>, EvalError>;
+
+    /// For agents that search with a deterministic network: an evaluator giving the same
+    /// values as their players' own, so that a match driver can evaluate the leaves of many
+    /// games in one call. `None` (the default): the players choose by themselves.
+    fn batch_evaluator(&self) -> Option<Box<dyn Evaluator + Send>> {
+        None
+    }
 }
 
-/// A prepared agent: a spec with its weights loaded, ready to make players.
+/// A prepared agent spec: its weights loaded, ready to make players for a match.
 #[derive(Clone, Debug)]
-pub struct Agent {
+pub struct Entrant {
     name: String,
     kind: Kind,
 }
@@ -48,14 +53,13 @@ enum Kind {
     Greedy,
     Mcts {
         simulations: u32,
-        algorithm: Algo,
+        algorithm: Algorithm,
         rollout_plies: u32,
     },
     AlphaBeta(AlphaBetaLimit),
     Net {
         net: Arc<FastNet>,
-        simulations: u32,
-        algorithm: Algo,
+        settings: SearchSettings,
         checkpoint: Option<Box<Checkpoint>>,
     },
     File {
@@ -75,10 +79,10 @@ pub struct Checkpoint {
     pub meta: CheckpointMeta,
 }
 
-impl Agent {
+impl Entrant {
     /// Prepares `spec`: loads the weights of a network agent (the latest checkpoint of a
     /// run, or the one named). Errors name the spec or the file.
-    pub fn prepare(spec: &AgentSpec) -> Result<Agent, EvalError> {
+    pub fn prepare(spec: &AgentSpec) -> Result<Entrant, EvalError> {
         let kind = match spec {
             AgentSpec::Random => Kind::Random,
             AgentSpec::Greedy => Kind::Greedy,
@@ -101,15 +105,22 @@ impl Agent {
                     agent: spec.to_string(),
                     cause: e.to_string(),
                 };
-                let stem = match source {
-                    NetSource::Run(dir) => latest_checkpoint(dir).map_err(in_spec)?.stem,
-                    NetSource::Checkpoint(path) => path.clone(),
+                let (stem, run) = match source {
+                    NetSource::Run(dir) => (
+                        latest_checkpoint(dir).map_err(in_spec)?.stem,
+                        Some(RunDir::new(dir)),
+                    ),
+                    NetSource::Checkpoint(path) => (path.clone(), RunDir::of_checkpoint(path)),
                 };
                 let (net, checkpoint) = load_checkpoint(&stem).map_err(in_spec)?;
+                let mut settings = run_search_settings(run.as_ref()).map_err(in_spec)?;
+                settings.simulations = *simulations;
+                if let Some(algorithm) = algorithm {
+                    settings.algorithm = *algorithm;
+                }
                 Kind::Net {
                     net,
-                    simulations: *simulations,
-                    algorithm: *algorithm,
+                    settings,
                     checkpoint: Some(Box::new(checkpoint)),
                 }
             }
@@ -122,7 +133,7 @@ impl Agent {
                 simulations: *simulations,
             },
         };
-        let agent = Agent {
+        let agent = Entrant {
             name: spec.to_string(),
             kind,
         };
@@ -132,33 +143,40 @@ impl Agent {
     }
 
     /// Parses and prepares a spec string.
-    pub fn from_spec(spec: &str) -> Result<Agent, EvalError> {
-        Agent::prepare(&spec.parse()?)
+    pub fn from_spec(spec: &str) -> Result<Entrant, EvalError> {
+        Entrant::prepare(&spec.parse()?)
     }
 
-    /// A network agent around weights already in memory (e.g. the training loop's), named
-    /// `name` in reports.
+    /// A network agent around weights already in memory (e.g. the training loop's),
+    /// searching with `settings` (without noise), named `name` in reports.
     #[must_use]
     pub fn from_net(
         name: impl Into<String>,
         net: Arc<FastNet>,
-        simulations: u32,
-        algorithm: Algo,
-    ) -> Agent {
-        Agent {
+        settings: SearchSettings,
+    ) -> Entrant {
+        Entrant {
             name: name.into(),
             kind: Kind::Net {
                 net,
-                simulations,
-                algorithm,
+                settings,
                 checkpoint: None,
             },
         }
     }
 
+    /// The search settings of a network agent.
+    #[must_use]
+    pub fn search_settings(&self) -> Option<&SearchSettings> {
+        match &self.kind {
+            Kind::Net { settings, .. } => Some(settings),
+            _ => None,
+        }
+    }
+
     /// The same agent under another name.
     #[must_use]
-    pub fn named(mut self, name: impl Into<String>) -> Agent {
+    pub fn named(mut self, name: impl Into<String>) -> Entrant {
         self.name = name.into();
         self
     }
@@ -173,26 +191,25 @@ impl Agent {
     }
 }
 
-impl PlayerFactory for Agent {
+impl PlayerFactory for Entrant {
     fn name(&self) -> String {
         self.name.clone()
     }
 
+    fn batch_evaluator(&self) -> Option<Box<dyn Evaluator + Send>> {
+        match &self.kind {
+            Kind::Net { net, .. } => Some(Box::new(NetEvaluator::new(Arc::clone(net)))),
+            Kind::File { agent, .. } => Some(Box::new(agent.evaluator())),
+            _ => None,
+        }
+    }
+
     fn player(&self, seed: u64, ply_cap: u32) -> Result<Box<dyn Player + Send>, EvalError> {
-        let bad = |e: brandubh_search::ConfigError| EvalError::AgentConfig {
+        let bad = |e: SettingError| EvalError::AgentConfig {
             agent: self.name.clone(),
             cause: e.to_string(),
         };
-        let search = |simulations: u32, algorithm: Algo| {
-            let config = match algorithm {
-                Algo::Puct => SearchConfig::puct(simulations),
-                Algo::Gumbel => SearchConfig::gumbel(simulations),
-            };
-            SearchConfig {
-                ply_cap: Some(ply_cap),
-                ..config.without_noise()
-            }
-        };
+        let search = |settings: &SearchSettings| settings.play_config(Some(ply_cap)).map_err(bad);
         Ok(match &self.kind {
             Kind::Random => Box::new(RandomPlayer::new(seed)),
             Kind::Greedy => Box::new(GreedyPlayer::new(seed)),
@@ -203,7 +220,7 @@ impl PlayerFactory for Agent {
             } => Box::new(
                 MctsPlayer::new(
                     RolloutEvaluator::new(mix(seed, &[1]), *rollout_plies),
-                    search(*simulations, *algorithm),
+                    search(&SearchSettings::new(*algorithm, *simulations))?,
                     seed,
                 )
                 .map_err(bad)?,
@@ -222,18 +239,9 @@ impl PlayerFactory for Agent {
                     .map_err(bad)?,
                 )
             }
-            Kind::Net {
-                net,
-                simulations,
-                algorithm,
-                ..
-            } => Box::new(
-                MctsPlayer::new(
-                    NetEvaluator::new(Arc::clone(net)),
-                    search(*simulations, *algorithm),
-                    seed,
-                )
-                .map_err(bad)?,
+            Kind::Net { net, settings, .. } => Box::new(
+                MctsPlayer::new(NetEvaluator::new(Arc::clone(net)), search(settings)?, seed)
+                    .map_err(bad)?,
             ),
             Kind::File { agent, simulations } => Box::new(
                 agent
@@ -264,9 +272,9 @@ pub fn load_checkpoint(stem: &Path) -> Result<(Arc<FastNet>, Checkpoint), EvalEr
 }
 
 /// Every complete checkpoint of the run `run_dir`, oldest first (by training step, then
-/// name): the `*.json` files of `run_dir/checkpoints/` that have their `*.safetensors`
-/// beside them. Metadata that does not read is an error naming the file; a run without a
-/// `checkpoints` directory has none.
+/// name): those [`RunDir::checkpoint_stems`] finds that have both their files.
+/// Metadata that does not read is an error naming the file; a run without a checkpoint
+/// directory has none.
 pub fn list_checkpoints(run_dir: &Path) -> Result<Vec<Checkpoint>, EvalError> {
     if !run_dir.is_dir() {
         return Err(EvalError::io(
@@ -274,30 +282,22 @@ pub fn list_checkpoints(run_dir: &Path) -> Result<Vec<Checkpoint>, EvalError> {
             "not a directory (expected a run directory)",
         ));
     }
-    let dir = run_dir.join(CHECKPOINT_DIR);
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(EvalError::io(&dir, e)),
-    };
+    let run = RunDir::new(run_dir);
+    let stems = run
+        .checkpoint_stems()
+        .map_err(|e| EvalError::Checkpoint(e.to_string()))?;
     let mut found = Vec::new();
-    for entry in entries {
-        let path = entry.map_err(|e| EvalError::io(&dir, e))?.path();
-        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
-            continue;
-        };
-        if name.starts_with('.')
-            || path.extension().and_then(|e| e.to_str()) != Some(META_EXTENSION)
-        {
-            continue;
-        }
-        let stem = path.with_extension("");
-        if !stem.with_extension(WEIGHTS_EXTENSION).is_file() {
+    for stem in stems {
+        let (weights, meta_file) = checkpoint::paths(&stem);
+        if !weights.is_file() || !meta_file.is_file() {
             continue;
         }
         let meta =
-            checkpoint::read_meta(&path).map_err(|e| EvalError::Checkpoint(e.to_string()))?;
-        let name = name.trim_end_matches(".json").to_owned();
+            checkpoint::read_meta(&meta_file).map_err(|e| EvalError::Checkpoint(e.to_string()))?;
+        let name = stem
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         found.push(Checkpoint { stem, name, meta });
     }
     found.sort_by(|a, b| {
@@ -309,12 +309,24 @@ pub fn list_checkpoints(run_dir: &Path) -> Result<Vec<Checkpoint>, EvalError> {
     Ok(found)
 }
 
+/// The search settings of a run (its `config.toml`); the search crate's defaults when
+/// there is no run or it has no configuration. A configuration that does not read is an
+/// error naming it.
+pub fn run_search_settings(run: Option<&RunDir>) -> Result<SearchSettings, EvalError> {
+    match run.map(RunDir::config).filter(|c| c.is_file()) {
+        Some(file) => RunConfig::from_file(&file)
+            .map(|c| c.search)
+            .map_err(|e| EvalError::Checkpoint(e.to_string())),
+        None => Ok(SearchSettings::default()),
+    }
+}
+
 /// The latest checkpoint of the run `run_dir` (highest training step).
 pub fn latest_checkpoint(run_dir: &Path) -> Result<Checkpoint, EvalError> {
     list_checkpoints(run_dir)?
         .pop()
         .ok_or_else(|| EvalError::NoCheckpoints {
             run: run_dir.to_path_buf(),
-            dir: run_dir.join(CHECKPOINT_DIR),
+            dir: RunDir::new(run_dir).checkpoints(),
         })
 }

@@ -25,9 +25,11 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use brandubh_run::RunDir;
+use brandubh_search::{Algorithm, SearchSettings};
 use serde::{Deserialize, Serialize};
 
-use crate::agent::{Agent, Checkpoint, list_checkpoints, load_checkpoint};
+use crate::agent::{Checkpoint, Entrant, list_checkpoints, load_checkpoint, run_search_settings};
 use crate::elo::{self, FitConfig, Rating, Results};
 use crate::error::EvalError;
 use crate::openings::OpeningConfig;
@@ -35,16 +37,8 @@ use crate::plot::{self, CurvePoint};
 use crate::runner::{DEFAULT_PLY_CAP, MatchConfig, MatchRecord, run_matches};
 use crate::scoring::Contestant;
 use crate::seeds::{hash_name, mix};
-use crate::spec::{AgentSpec, Algo, DEFAULT_NET_SIMULATIONS};
+use crate::spec::{AgentSpec, DEFAULT_NET_SIMULATIONS};
 
-/// The ladder's directory inside a run.
-pub const LADDER_DIR: &str = "ladder";
-/// The stored matches, inside [`LADDER_DIR`].
-pub const GAMES_FILE: &str = "games.jsonl";
-/// The ratings, inside [`LADDER_DIR`].
-pub const RATINGS_FILE: &str = "ratings.json";
-/// The plot, in the run directory.
-pub const PLOT_FILE: &str = "elo.png";
 /// The anchor of the scale (rated 0); always among the baselines.
 pub const ANCHOR: &str = "random";
 
@@ -60,8 +54,9 @@ pub struct LadderConfig {
     pub neighbours: u32,
     /// Simulations per move of the checkpoints. Default 64.
     pub simulations: u32,
-    /// Search of the checkpoints. Default Gumbel.
-    pub algorithm: Algo,
+    /// Search algorithm of the checkpoints; `None` (the default): the run's. The other
+    /// search constants are always the run's (its `config.toml`).
+    pub algorithm: Option<Algorithm>,
     /// Worker threads (0: all cores). Default 0.
     pub threads: usize,
     /// Seed of every pairing's openings and players (mixed with the two agents' keys).
@@ -80,7 +75,7 @@ impl Default for LadderConfig {
             matches: 10,
             neighbours: 2,
             simulations: DEFAULT_NET_SIMULATIONS,
-            algorithm: Algo::Gumbel,
+            algorithm: None,
             threads: 0,
             seed: 0,
             ply_cap: DEFAULT_PLY_CAP,
@@ -203,7 +198,7 @@ pub struct LadderProgress {
 
 /// A player of the ladder before it is prepared.
 #[derive(Clone, Debug)]
-struct Entrant {
+struct Rung {
     key: String,
     name: String,
     source: Source,
@@ -240,7 +235,7 @@ pub fn read_games(path: &Path) -> Result<(String, Vec<StoredMatch>), EvalError> 
 }
 
 fn write_file(path: &Path, bytes: &[u8]) -> Result<(), EvalError> {
-    brandubh_run::fsutil::write_atomic(path, bytes).map_err(|e| EvalError::Io {
+    brandubh_fs::write_atomic(path, bytes).map_err(|e| EvalError::Io {
         path: e.path.clone(),
         cause: format!("cannot {}: {}", e.action, e.source),
     })
@@ -260,12 +255,12 @@ pub fn ladder(
     if checkpoints.is_empty() {
         return Err(EvalError::NoCheckpoints {
             run: run_dir.to_path_buf(),
-            dir: run_dir.join(crate::agent::CHECKPOINT_DIR),
+            dir: RunDir::new(run_dir).checkpoints(),
         });
     }
 
     // Players: baselines first (random among them), then checkpoints by step.
-    let mut entrants: Vec<Entrant> = Vec::new();
+    let mut entrants: Vec<Rung> = Vec::new();
     let mut baselines = config.baselines.clone();
     if !baselines.contains(&AgentSpec::Random) {
         baselines.insert(0, AgentSpec::Random);
@@ -273,7 +268,7 @@ pub fn ladder(
     for spec in baselines {
         let key = spec.to_string();
         if entrants.iter().all(|e| e.key != key) {
-            entrants.push(Entrant {
+            entrants.push(Rung {
                 name: key.clone(),
                 key,
                 source: Source::Baseline(spec),
@@ -281,12 +276,15 @@ pub fn ladder(
         }
     }
     let n_baselines = entrants.len();
+    let run = RunDir::new(run_dir);
+    let mut settings = run_search_settings(Some(&run))?.with_simulations(config.simulations);
+    if let Some(algorithm) = config.algorithm {
+        settings.algorithm = algorithm;
+    }
+    let settings_key = search_key(&settings);
     for c in checkpoints {
-        let key = format!(
-            "{}@sims={}@algo={}",
-            c.name, config.simulations, config.algorithm
-        );
-        entrants.push(Entrant {
+        let key = format!("{}{settings_key}", c.name);
+        entrants.push(Rung {
             key,
             name: c.name.clone(),
             source: Source::Checkpoint(Box::new(c)),
@@ -311,8 +309,7 @@ pub fn ladder(
         }
     }
 
-    let dir = run_dir.join(LADDER_DIR);
-    let games_file = dir.join(GAMES_FILE);
+    let games_file = run.ladder_games();
     let (mut text, mut stored) = read_games(&games_file)?;
     let same_pair = |m: &StoredMatch, x: &str, y: &str| {
         m.ply_cap == config.ply_cap && ((m.a == x && m.b == y) || (m.a == y && m.b == x))
@@ -339,7 +336,7 @@ pub fn ladder(
     let done = AtomicU32::new(0);
 
     // Load each agent that still has games to play, once.
-    let mut agents: HashMap<usize, Agent> = HashMap::new();
+    let mut agents: HashMap<usize, Entrant> = HashMap::new();
     for &(x, y, _, _) in &todo {
         for i in [x, y] {
             if agents.contains_key(&i) {
@@ -347,10 +344,10 @@ pub fn ladder(
             }
             let e = &entrants[i];
             let agent = match &e.source {
-                Source::Baseline(spec) => Agent::prepare(spec)?,
+                Source::Baseline(spec) => Entrant::prepare(spec)?,
                 Source::Checkpoint(c) => {
                     let (net, _) = load_checkpoint(&c.stem)?;
-                    Agent::from_net(e.key.clone(), net, config.simulations, config.algorithm)
+                    Entrant::from_net(e.key.clone(), net, settings.clone())
                 }
             };
             agents.insert(i, agent.named(e.key.clone()));
@@ -473,7 +470,7 @@ pub fn ladder(
             || run_dir.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
-        let path = run_dir.join(PLOT_FILE);
+        let path = run.elo_plot();
         plot::write_plot(
             &path,
             &format!("Elo of run {run_name} by training step"),
@@ -493,7 +490,7 @@ pub fn ladder(
         matches_played: played,
         matches_reused: reused,
         games_file,
-        ratings_file: dir.join(RATINGS_FILE),
+        ratings_file: run.ladder_ratings(),
         plot_file,
     };
     let json =
@@ -506,4 +503,28 @@ pub fn ladder(
 fn pair_seed(seed: u64, x: &str, y: &str) -> u64 {
     let (lo, hi) = if x <= y { (x, y) } else { (y, x) };
     mix(seed, &[hash_name(lo), hash_name(hi)])
+}
+
+/// How a checkpoint's search is named in the ladder's keys: `@sims=N@algo=A`, then every
+/// constant of that algorithm that differs from the default (`@gumbel_c_scale=0.1`), so
+/// that games played with other settings are never counted together.
+fn search_key(settings: &SearchSettings) -> String {
+    let mut key = format!("@sims={}@algo={}", settings.simulations, settings.algorithm);
+    let d = SearchSettings::default();
+    let mut differs = |name: &str, value: f64, default: f64| {
+        if value != default {
+            key.push_str(&format!("@{name}={value}"));
+        }
+    };
+    differs("c_puct", settings.c_puct, d.c_puct);
+    match settings.algorithm {
+        Algorithm::Puct => differs("fpu_reduction", settings.fpu_reduction, d.fpu_reduction),
+        Algorithm::Gumbel => {
+            let m = f64::from(settings.gumbel_candidates);
+            differs("gumbel_candidates", m, f64::from(d.gumbel_candidates));
+            differs("gumbel_c_visit", settings.gumbel_c_visit, d.gumbel_c_visit);
+            differs("gumbel_c_scale", settings.gumbel_c_scale, d.gumbel_c_scale);
+        }
+    }
+    key
 }

@@ -2,7 +2,7 @@
 //!
 //! - [`spec`]: agent specs such as `random`, `alphabeta:3`, `mcts:1000` or
 //!   `run:runs/quick@sims=64`, parsed into an [`AgentSpec`] with one-line errors;
-//! - [`agent`]: [`Agent::prepare`] loads what a spec needs once (checkpoint weights) and
+//! - [`agent`]: [`Entrant::prepare`] loads what a spec needs once (checkpoint weights) and
 //!   then makes a fresh seeded player per game ([`PlayerFactory`]);
 //! - [`openings`]: a deterministic, seeded stream of balanced openings;
 //! - [`scoring`]: two-game matches scored exactly as RULES.md, "Matches";
@@ -21,10 +21,10 @@
 //! that the binary wires up to [`training::evaluate_iteration`].
 //!
 //! ```
-//! use brandubh_eval::{Agent, MatchConfig, run_matches};
+//! use brandubh_eval::{Entrant, MatchConfig, run_matches};
 //!
-//! let a = Agent::from_spec("greedy")?;
-//! let b = Agent::from_spec("random")?;
+//! let a = Entrant::from_spec("greedy")?;
+//! let b = Entrant::from_spec("random")?;
 //! let config = MatchConfig { matches: 2, threads: 1, seed: 7, ..MatchConfig::default() };
 //! let report = run_matches(&a, &b, &config, &|_| {})?;
 //! assert_eq!(report.matches, 2);
@@ -44,14 +44,17 @@ pub mod runner;
 pub mod scoring;
 pub mod seeds;
 pub mod spec;
+mod table;
 pub mod training;
 
-pub use agent::{Agent, Checkpoint, PlayerFactory, latest_checkpoint, list_checkpoints};
+pub use agent::{
+    Checkpoint, Entrant, PlayerFactory, latest_checkpoint, list_checkpoints, run_search_settings,
+};
 pub use elo::{EloInterval, Rating};
 pub use error::EvalError;
 pub use ladder::{LadderConfig, LadderReport, ladder};
 pub use openings::{Opening, OpeningConfig, Openings};
 pub use runner::{MatchConfig, MatchRecord, MatchReport, Progress, run_matches};
-pub use scoring::{Contestant, GameRecord, MatchResult, score_match};
+pub use scoring::{Contestant, MatchGame, MatchResult, score_match};
 pub use seeds::fresh_seed;
-pub use spec::{AgentSpec, Algo, SpecError};
+pub use spec::{AgentSpec, SpecError};

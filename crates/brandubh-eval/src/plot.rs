@@ -1,6 +1,6 @@
 //! The ladder's plot: Elo (with 95 % intervals) of every checkpoint against its training
 //! step, baselines as labelled horizontal lines. Rendered in memory with plotters, encoded
-//! with `png` and written with [`brandubh_run::fsutil::write_atomic`], like the training
+//! with `png` and written with [`brandubh_fs::write_atomic`], like the training
 //! curves of `brandubh_run::plot`.
 //!
 //! The text uses the DejaVu Sans subset that `brandubh-run` embeds. That crate does not
@@ -87,7 +87,7 @@ pub fn write_plot(
             path: path.to_path_buf(),
             cause,
         })?;
-    brandubh_run::fsutil::write_atomic(path, &bytes).map_err(|e| EvalError::Io {
+    brandubh_fs::write_atomic(path, &bytes).map_err(|e| EvalError::Io {
         path: e.path.clone(),
         cause: format!("cannot {}: {}", e.action, e.source),
     })

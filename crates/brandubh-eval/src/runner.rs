@@ -7,20 +7,20 @@
 
 use std::fmt;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use brandubh_rules::Side;
 use brandubh_search::Player;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::agent::PlayerFactory;
 use crate::elo::EloInterval;
 use crate::error::EvalError;
 use crate::openings::{Opening, OpeningConfig, Openings};
-use crate::scoring::{Contestant, GameRecord, MatchResult, score_match};
+use crate::scoring::{Contestant, MatchGame, MatchResult, score_match};
 use crate::seeds::mix;
+use crate::table::{self, GameTask, Series};
 
 /// The ply cap of evaluation games unless set otherwise.
 pub const DEFAULT_PLY_CAP: u32 = 200;
@@ -96,7 +96,7 @@ pub struct MatchRecord {
     /// The opening's moves, space-separated (`"d5-c5 c7-c6"`).
     pub opening: String,
     /// The two games.
-    pub games: [GameRecord; 2],
+    pub games: [MatchGame; 2],
     /// The result (RULES.md, "Matches").
     pub result: MatchResult,
 }
@@ -343,7 +343,7 @@ fn play_game(
     white_is: Contestant,
     opening: &Opening,
     ply_cap: u32,
-) -> Result<GameRecord, (Contestant, usize, String)> {
+) -> Result<MatchGame, (Contestant, usize, String)> {
     let mut game = opening
         .game()
         .map_err(|e| (white_is, 0, format!("opening {opening}: {e}")))?;
@@ -364,9 +364,9 @@ fn play_game(
             } else {
                 white_is.other()
             };
-            GameRecord::won(white_is, winner, o.reason, plies)
+            MatchGame::won(white_is, winner, o.reason, plies)
         }
-        None => GameRecord::capped(white_is, plies),
+        None => MatchGame::capped(white_is, plies),
     })
 }
 
@@ -388,7 +388,7 @@ pub fn play_match_game(
     opening: &Opening,
     seed: u64,
     ply_cap: u32,
-) -> Result<GameRecord, EvalError> {
+) -> Result<MatchGame, EvalError> {
     let mut pa = a.player(player_seed(seed, index, game, Contestant::A), ply_cap)?;
     let mut pb = b.player(player_seed(seed, index, game, Contestant::B), ply_cap)?;
     let result = if game == 0 {
@@ -430,58 +430,83 @@ pub fn run_matches(
             "a config that some random openings pass",
         ));
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(config.threads)
-        .thread_name(|i| format!("brandubh-eval-{i}"))
-        .build()
-        .map_err(|e| EvalError::Threads {
-            threads: config.threads,
-            cause: e.to_string(),
-        })?;
+    let threads = match config.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    // Both games of a match go to the same worker in turn, so that a match finishes early.
+    let tasks: Vec<GameTask> = (0..openings.len())
+        .flat_map(|m| [GameTask { m, game: 0 }, GameTask { m, game: 1 }])
+        .collect();
+    let series = Series {
+        a,
+        b,
+        openings: &openings,
+        first_match: first,
+        seed: config.seed,
+        ply_cap: config.ply_cap,
+    };
     // Each match's first finished game waits here for its second one.
-    let halves: Vec<Mutex<Option<GameRecord>>> =
-        (0..config.matches).map(|_| Mutex::new(None)).collect();
+    let halves: Vec<Mutex<[Option<MatchGame>; 2]>> = (0..config.matches)
+        .map(|_| Mutex::new([None, None]))
+        .collect();
     let done = AtomicU32::new(0);
     let tally = Mutex::new(Record::default());
-    let games: Vec<(usize, GameRecord)> = pool.install(|| {
-        (0..openings.len() * 2)
-            .into_par_iter()
-            .map(|task| {
-                let (m, game) = (task / 2, (task % 2) as u32);
-                let index = (first + m) as u32;
-                let record =
-                    play_match_game(a, b, index, game, &openings[m], config.seed, config.ply_cap)?;
-                let other = {
-                    let mut half = halves[m].lock().unwrap_or_else(|e| e.into_inner());
-                    let other = half.take();
-                    if other.is_none() {
-                        *half = Some(record);
-                    }
-                    other
-                };
-                if let Some(other) = other {
-                    let (g1, g2) = if game == 0 {
-                        (record, other)
-                    } else {
-                        (other, record)
-                    };
-                    let result = score_match(&g1, &g2);
-                    let record_now = {
-                        let mut t = tally.lock().unwrap_or_else(|e| e.into_inner());
-                        t.add(result, Contestant::A);
-                        *t
-                    };
-                    let done = done.fetch_add(1, Ordering::SeqCst) + 1;
-                    progress(&Progress {
-                        done,
-                        total: config.matches,
-                        record: record_now,
-                    });
-                }
-                Ok((task, record))
+    let finished = |task: GameTask, record: MatchGame| -> Result<(), EvalError> {
+        let pair = {
+            let mut half = halves[task.m].lock().unwrap_or_else(|e| e.into_inner());
+            half[task.game as usize] = Some(record);
+            match *half {
+                [Some(g1), Some(g2)] => Some((g1, g2)),
+                _ => None,
+            }
+        };
+        if let Some((g1, g2)) = pair {
+            let record_now = {
+                let mut t = tally.lock().unwrap_or_else(|e| e.into_inner());
+                t.add(score_match(&g1, &g2), Contestant::A);
+                *t
+            };
+            let done = done.fetch_add(1, Ordering::SeqCst) + 1;
+            progress(&Progress {
+                done,
+                total: config.matches,
+                record: record_now,
+            });
+        }
+        Ok(())
+    };
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.min(tasks.len()).max(1))
+            .map(|_| scope.spawn(|| table::work(&series, &tasks, &next, &finished)))
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join().unwrap_or_else(|_| {
+                    Err(EvalError::Threads {
+                        threads,
+                        cause: "a match worker panicked".into(),
+                    })
+                })
             })
-            .collect::<Result<Vec<_>, EvalError>>()
+            .collect::<Result<Vec<()>, EvalError>>()
     })?;
+    let games: Vec<(usize, MatchGame)> = halves
+        .into_iter()
+        .enumerate()
+        .flat_map(|(m, half)| {
+            let [g1, g2] = half.into_inner().unwrap_or_else(|e| e.into_inner());
+            [(2 * m, g1), (2 * m + 1, g2)]
+        })
+        .map(|(task, g)| {
+            g.map(|g| (task, g)).ok_or(EvalError::Threads {
+                threads,
+                cause: "a game was not played".into(),
+            })
+        })
+        .collect::<Result<_, _>>()?;
     let records = games
         .chunks_exact(2)
         .enumerate()

@@ -48,7 +48,7 @@ impl Contestant {
 
 /// How one game of a match ended, as far as scoring needs to know.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GameRecord {
+pub struct MatchGame {
     /// Who played White.
     pub white: Contestant,
     /// Who won; `None` when the ply cap stopped the game (it is unfinished, rule 9).
@@ -59,11 +59,11 @@ pub struct GameRecord {
     pub plies: u32,
 }
 
-impl GameRecord {
+impl MatchGame {
     /// A game won by `winner` after `plies` plies, for `reason`.
     #[must_use]
     pub const fn won(white: Contestant, winner: Contestant, reason: Reason, plies: u32) -> Self {
-        GameRecord {
+        MatchGame {
             white,
             winner: Some(winner),
             reason: Some(reason),
@@ -74,7 +74,7 @@ impl GameRecord {
     /// A game stopped unfinished by the ply cap after `plies` plies.
     #[must_use]
     pub const fn capped(white: Contestant, plies: u32) -> Self {
-        GameRecord {
+        MatchGame {
             white,
             winner: None,
             reason: None,
@@ -144,7 +144,7 @@ impl MatchResult {
 
 /// Scores a match from its two games (RULES.md, "Matches"; see the module table).
 #[must_use]
-pub fn score_match(first: &GameRecord, second: &GameRecord) -> MatchResult {
+pub fn score_match(first: &MatchGame, second: &MatchGame) -> MatchResult {
     match (first.winner, second.winner) {
         (Some(x), Some(y)) if x == y => MatchResult::win_for(x),
         (Some(x), Some(y)) => match first.plies.cmp(&second.plies) {
@@ -164,8 +164,8 @@ mod tests {
 
     const R: Reason = Reason::KingEscaped;
 
-    fn won(white: Contestant, winner: Contestant, plies: u32) -> GameRecord {
-        GameRecord::won(white, winner, R, plies)
+    fn won(white: Contestant, winner: Contestant, plies: u32) -> MatchGame {
+        MatchGame::won(white, winner, R, plies)
     }
 
     #[test]
@@ -216,7 +216,7 @@ mod tests {
 
     #[test]
     fn a_won_game_beats_a_capped_one() {
-        let cap = |white| GameRecord::capped(white, 200);
+        let cap = |white| MatchGame::capped(white, 200);
         assert_eq!(score_match(&won(A, A, 150), &cap(B)), MatchResult::AWins);
         assert_eq!(score_match(&won(A, B, 150), &cap(B)), MatchResult::BWins);
         assert_eq!(score_match(&cap(A), &won(B, A, 199)), MatchResult::AWins);
@@ -226,7 +226,7 @@ mod tests {
     #[test]
     fn two_capped_games_are_a_draw() {
         assert_eq!(
-            score_match(&GameRecord::capped(A, 200), &GameRecord::capped(B, 200)),
+            score_match(&MatchGame::capped(A, 200), &MatchGame::capped(B, 200)),
             MatchResult::Draw
         );
     }
@@ -236,7 +236,7 @@ mod tests {
         for r in [MatchResult::AWins, MatchResult::Draw, MatchResult::BWins] {
             assert_eq!(r.points(A) + r.points(B), 1.0);
         }
-        let g = GameRecord::capped(A, 10);
+        let g = MatchGame::capped(A, 10);
         assert_eq!(g.points(A), 0.5);
         assert_eq!(won(A, B, 9).points(B), 1.0);
     }

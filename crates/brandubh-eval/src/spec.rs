@@ -16,7 +16,9 @@
 //!                          (DIR/checkpoints/*.json with its .safetensors, highest step)
 //! ckpt:PATH              one checkpoint: its stem (DIR/iter-000012) or either file
 //!                          options for both: @sims=N (simulations, default 64)
-//!                                            @algo=gumbel|puct (default gumbel)
+//!                                            @algo=gumbel|puct (default: the run's)
+//!                          the other search constants are the run's (its config.toml;
+//!                          the search crate's defaults for a checkpoint outside a run)
 //! agent:FILE             an exported agent file (brandubh export), with the search
 //! FILE.agent               settings stored in it; option: @sims=N (default: the file's)
 //! ```
@@ -39,40 +41,13 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
+use brandubh_search::{Algorithm, MAX_SIMULATIONS};
 use thiserror::Error;
 
 /// Simulations per move of a network agent unless `@sims` says otherwise.
 pub const DEFAULT_NET_SIMULATIONS: u32 = 64;
 /// Longest random playout of `mcts:N` unless `@rollout` says otherwise.
 pub const DEFAULT_ROLLOUT_PLIES: u32 = 100;
-/// Most simulations an agent may ask for.
-pub const MAX_SIMULATIONS: u32 = 1_000_000;
-
-/// Which tree search an MCTS agent runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Algo {
-    /// AlphaZero's PUCT.
-    Puct,
-    /// Gumbel AlphaZero (sequential halving at the root).
-    Gumbel,
-}
-
-impl Algo {
-    /// `"puct"` or `"gumbel"`.
-    #[must_use]
-    pub const fn name(self) -> &'static str {
-        match self {
-            Algo::Puct => "puct",
-            Algo::Gumbel => "gumbel",
-        }
-    }
-}
-
-impl fmt::Display for Algo {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// How far alpha-beta searches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -104,7 +79,7 @@ pub enum AgentSpec {
         /// Simulations per move.
         simulations: u32,
         /// PUCT or Gumbel.
-        algorithm: Algo,
+        algorithm: Algorithm,
         /// Longest random playout, in plies.
         rollout_plies: u32,
     },
@@ -116,8 +91,9 @@ pub enum AgentSpec {
         source: NetSource,
         /// Simulations per move.
         simulations: u32,
-        /// PUCT or Gumbel.
-        algorithm: Algo,
+        /// PUCT or Gumbel; `None`: the run's (its `config.toml`), else Gumbel. The other
+        /// constants of the search are always the run's.
+        algorithm: Option<Algorithm>,
     },
     /// `agent:FILE` or `FILE.agent`: an exported agent file and the search stored in it.
     File {
@@ -246,17 +222,16 @@ impl<'a> Options<'a> {
         self.pairs.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
     }
 
-    fn algo(&self, default: Algo) -> Result<Algo, SpecProblem> {
-        match self.get("algo") {
-            None => Ok(default),
-            Some("puct") => Ok(Algo::Puct),
-            Some("gumbel") => Ok(Algo::Gumbel),
-            Some(other) => Err(SpecProblem::BadValue {
-                what: "algo",
-                value: other.to_owned(),
-                expected: "puct or gumbel",
-            }),
-        }
+    fn algo(&self) -> Result<Option<Algorithm>, SpecProblem> {
+        self.get("algo")
+            .map(|name| {
+                name.parse().map_err(|_| SpecProblem::BadValue {
+                    what: "algo",
+                    value: name.to_owned(),
+                    expected: "puct or gumbel",
+                })
+            })
+            .transpose()
     }
 
     fn number(&self, key: &'static str, default: u32, max: u32) -> Result<u32, SpecProblem> {
@@ -310,7 +285,7 @@ fn parse(spec: &str) -> Result<AgentSpec, SpecProblem> {
             let opts = Options::parse("mcts", &["algo", "rollout"], MCTS, &raw_options)?;
             Ok(AgentSpec::Mcts {
                 simulations,
-                algorithm: opts.algo(Algo::Puct)?,
+                algorithm: opts.algo()?.unwrap_or(Algorithm::Puct),
                 rollout_plies: opts.number("rollout", DEFAULT_ROLLOUT_PLIES, 10_000)?,
             })
         }
@@ -349,7 +324,7 @@ fn parse(spec: &str) -> Result<AgentSpec, SpecProblem> {
                     NetSource::Checkpoint(path)
                 },
                 simulations: opts.number("sims", DEFAULT_NET_SIMULATIONS, MAX_SIMULATIONS)?,
-                algorithm: opts.algo(Algo::Gumbel)?,
+                algorithm: opts.algo()?,
             })
         }
         "agent" => {
@@ -452,7 +427,7 @@ impl fmt::Display for AgentSpec {
                 rollout_plies,
             } => {
                 write!(f, "mcts:{simulations}")?;
-                if *algorithm != Algo::Puct {
+                if *algorithm != Algorithm::Puct {
                     write!(f, "@algo={algorithm}")?;
                 }
                 if *rollout_plies != DEFAULT_ROLLOUT_PLIES {
@@ -497,12 +472,12 @@ impl fmt::Display for AgentSpec {
 pub(crate) fn write_net_options(
     f: &mut impl fmt::Write,
     simulations: u32,
-    algorithm: Algo,
+    algorithm: Option<Algorithm>,
 ) -> fmt::Result {
     if simulations != DEFAULT_NET_SIMULATIONS {
         write!(f, "@sims={simulations}")?;
     }
-    if algorithm != Algo::Gumbel {
+    if let Some(algorithm) = algorithm {
         write!(f, "@algo={algorithm}")?;
     }
     Ok(())
@@ -538,7 +513,7 @@ mod tests {
             ok("mcts:1000"),
             AgentSpec::Mcts {
                 simulations: 1000,
-                algorithm: Algo::Puct,
+                algorithm: Algorithm::Puct,
                 rollout_plies: DEFAULT_ROLLOUT_PLIES
             }
         );
@@ -546,7 +521,7 @@ mod tests {
             ok("mcts:50@rollout=30@algo=gumbel"),
             AgentSpec::Mcts {
                 simulations: 50,
-                algorithm: Algo::Gumbel,
+                algorithm: Algorithm::Gumbel,
                 rollout_plies: 30
             }
         );
@@ -563,7 +538,7 @@ mod tests {
             AgentSpec::Net {
                 source: NetSource::Run("runs/x".into()),
                 simulations: DEFAULT_NET_SIMULATIONS,
-                algorithm: Algo::Gumbel
+                algorithm: None
             }
         );
         assert_eq!(
@@ -571,7 +546,7 @@ mod tests {
             AgentSpec::Net {
                 source: NetSource::Checkpoint("runs/x/checkpoints/iter-000012".into()),
                 simulations: 200,
-                algorithm: Algo::Puct
+                algorithm: Some(Algorithm::Puct)
             }
         );
     }
@@ -588,7 +563,10 @@ mod tests {
             ("alphabeta:2", "alphabeta:2"),
             ("alphabeta:1000ms", "alphabeta:1s"),
             ("alphabeta:1.5s", "alphabeta:1500ms"),
-            ("run:runs/x@sims=64@algo=gumbel", "run:runs/x"),
+            ("run:runs/x@sims=64", "run:runs/x"),
+            // Without @algo a network agent plays its run's algorithm, so an explicit one
+            // stays in the canonical form.
+            ("run:runs/x@sims=64@algo=gumbel", "run:runs/x@algo=gumbel"),
             ("ckpt:a/b@algo=puct@sims=8", "ckpt:a/b@sims=8@algo=puct"),
             ("models/v1.agent", "agent:models/v1.agent"),
             ("agent:m/x.agent@sims=400", "agent:m/x.agent@sims=400"),

@@ -9,11 +9,13 @@ use std::path::Path;
 
 use brandubh_run::config::EvaluationConfig;
 
-use crate::agent::{Agent, load_checkpoint};
+use brandubh_search::SearchSettings;
+
+use crate::agent::{Entrant, load_checkpoint};
 use crate::error::EvalError;
 use crate::runner::{DEFAULT_PLY_CAP, MatchConfig, MatchReport, run_matches};
 use crate::seeds::mix;
-use crate::spec::{AgentSpec, Algo};
+use crate::spec::AgentSpec;
 
 /// The two series of matches of one iteration.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,22 +27,20 @@ pub struct IterationEvaluation {
 }
 
 /// Plays `config.matches` matches of the checkpoint `candidate` against the checkpoint
-/// `previous` and as many against `config.baseline`, both networks searching with
-/// `config.sims` simulations of `algorithm`, on every core, with the default ply cap.
+/// `previous` and as many against `config.baseline`, both networks searching with the run's
+/// search `settings` (without noise) and `config.sims` simulations, on every core, with the
+/// default ply cap.
 /// Each series has its own seed derived from `seed`.
 pub fn evaluate_iteration(
     candidate: &Path,
     previous: &Path,
     config: &EvaluationConfig,
-    algorithm: Algo,
+    settings: &SearchSettings,
     seed: u64,
 ) -> Result<IterationEvaluation, EvalError> {
     let baseline_spec: AgentSpec = config.baseline.parse()?;
-    let (net, c) = load_checkpoint(candidate)?;
-    let new = Agent::from_net(format!("candidate {}", c.name), net, config.sims, algorithm);
-    let (net, p) = load_checkpoint(previous)?;
-    let old = Agent::from_net(format!("previous {}", p.name), net, config.sims, algorithm);
-    let baseline = Agent::prepare(&baseline_spec)?;
+    let (new, old) = iteration_entrants(candidate, previous, config, settings)?;
+    let baseline = Entrant::prepare(&baseline_spec)?;
     let series = |tag: u64| MatchConfig {
         matches: config.matches,
         threads: 0,
@@ -52,4 +52,20 @@ pub fn evaluate_iteration(
         vs_previous: run_matches(&new, &old, &series(1), &|_| {})?,
         vs_baseline: run_matches(&new, &baseline, &series(2), &|_| {})?,
     })
+}
+
+/// The candidate and the previous network of an iteration's evaluation: each searching with
+/// `settings` and `config.sims` simulations.
+pub fn iteration_entrants(
+    candidate: &Path,
+    previous: &Path,
+    config: &EvaluationConfig,
+    settings: &SearchSettings,
+) -> Result<(Entrant, Entrant), EvalError> {
+    let settings = settings.clone().with_simulations(config.sims);
+    let (net, c) = load_checkpoint(candidate)?;
+    let new = Entrant::from_net(format!("candidate {}", c.name), net, settings.clone());
+    let (net, p) = load_checkpoint(previous)?;
+    let old = Entrant::from_net(format!("previous {}", p.name), net, settings);
+    Ok((new, old))
 }

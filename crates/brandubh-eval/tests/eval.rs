@@ -3,15 +3,19 @@
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use brandubh_eval::ladder::{
-    GAMES_FILE, LADDER_DIR, LadderConfig, PLOT_FILE, RATINGS_FILE, ladder,
-};
+use brandubh_eval::ladder::{LadderConfig, ladder};
+use brandubh_eval::openings::Openings;
+use brandubh_eval::runner::play_match_game;
+use brandubh_eval::training::iteration_entrants;
 use brandubh_eval::{
-    Agent, AgentSpec, EvalError, MatchConfig, MatchResult, PlayerFactory, latest_checkpoint,
+    AgentSpec, Entrant, EvalError, MatchConfig, MatchResult, PlayerFactory, latest_checkpoint,
     list_checkpoints, run_matches,
 };
 use brandubh_net::checkpoint::{self, SaveOptions};
 use brandubh_net::{Device, NetConfig};
+use brandubh_run::RunDir;
+use brandubh_run::config::EvaluationConfig;
+use brandubh_search::{Algorithm, SearchSettings};
 
 /// A fresh directory under the system temp dir, removed on drop.
 struct TempDir(PathBuf);
@@ -34,14 +38,12 @@ impl Drop for TempDir {
 /// A run directory with tiny untrained checkpoints at these steps.
 fn fake_run(tag: &str, steps: &[u64]) -> TempDir {
     let dir = TempDir::new(tag);
-    let ckpts = dir.0.join("checkpoints");
-    std::fs::create_dir_all(&ckpts).unwrap();
+    let run = RunDir::new(&dir.0);
     let config = NetConfig::new().with_channels(8).with_blocks(1);
     for (i, &step) in steps.iter().enumerate() {
         let model = config.init(&Device::flex());
-        let _ = i;
         checkpoint::save(
-            ckpts.join(format!("iter-{:06}", i + 1)),
+            run.checkpoint(i as u32 + 1),
             &model,
             &SaveOptions::at_step(step),
         )
@@ -61,8 +63,8 @@ fn config(matches: u32, seed: u64) -> MatchConfig {
 
 #[test]
 fn alphabeta_2_beats_random_in_at_least_95_percent_of_20_matches() {
-    let a = Agent::from_spec("alphabeta:2").unwrap();
-    let b = Agent::from_spec("random").unwrap();
+    let a = Entrant::from_spec("alphabeta:2").unwrap();
+    let b = Entrant::from_spec("random").unwrap();
     let report = run_matches(&a, &b, &config(20, 1), &|_| {}).unwrap();
     assert_eq!(report.matches, 20);
     assert!(
@@ -75,8 +77,8 @@ fn alphabeta_2_beats_random_in_at_least_95_percent_of_20_matches() {
 
 #[test]
 fn results_do_not_depend_on_the_thread_count_and_progress_is_reported() {
-    let a = Agent::from_spec("greedy").unwrap();
-    let b = Agent::from_spec("random").unwrap();
+    let a = Entrant::from_spec("greedy").unwrap();
+    let b = Entrant::from_spec("random").unwrap();
     let seen = Mutex::new(Vec::new());
     let one = run_matches(
         &a,
@@ -100,10 +102,53 @@ fn results_do_not_depend_on_the_thread_count_and_progress_is_reported() {
     assert_ne!(one.match_records, other.match_records);
 }
 
+/// Network agents' games are played in batches (several games per evaluator call); the
+/// moves must be exactly those of playing each game alone.
+#[test]
+fn batched_network_matches_play_the_same_games_as_one_game_at_a_time() {
+    let run = fake_run("batched", &[10, 20]);
+    let list = list_checkpoints(&run.0).unwrap();
+    let a = Entrant::from_spec(&format!("ckpt:{}@sims=6", list[0].stem.display())).unwrap();
+    let b =
+        Entrant::from_spec(&format!("ckpt:{}@sims=5@algo=puct", list[1].stem.display())).unwrap();
+    let config = MatchConfig {
+        ply_cap: 30,
+        threads: 1,
+        ..config(5, 11)
+    };
+    let report = run_matches(&a, &b, &config, &|_| {}).unwrap();
+    let openings: Vec<_> = Openings::with_config(config.seed, config.openings.clone())
+        .unwrap()
+        .take(5)
+        .collect();
+    for (m, record) in report.match_records.iter().enumerate() {
+        for game in 0..2 {
+            let alone = play_match_game(
+                &a,
+                &b,
+                m as u32,
+                game,
+                &openings[m],
+                config.seed,
+                config.ply_cap,
+            )
+            .unwrap();
+            assert_eq!(record.games[game as usize], alone, "match {m} game {game}");
+        }
+    }
+    let vs_alphabeta = run_matches(
+        &a,
+        &Entrant::from_spec("alphabeta:1").unwrap(),
+        &config,
+        &|_| {},
+    );
+    assert_eq!(vs_alphabeta.unwrap().games.games, 10);
+}
+
 #[test]
 fn report_counts_add_up_and_serialize() {
-    let a = Agent::from_spec("greedy").unwrap();
-    let b = Agent::from_spec("mcts:30@rollout=40").unwrap();
+    let a = Entrant::from_spec("greedy").unwrap();
+    let b = Entrant::from_spec("mcts:30@rollout=40").unwrap();
     let report = run_matches(
         &a,
         &b,
@@ -163,7 +208,7 @@ fn report_counts_add_up_and_serialize() {
 
 #[test]
 fn bad_match_settings_and_missing_runs_are_one_line_errors() {
-    let a = Agent::from_spec("random").unwrap();
+    let a = Entrant::from_spec("random").unwrap();
     let err = run_matches(
         &a,
         &a,
@@ -178,19 +223,19 @@ fn bad_match_settings_and_missing_runs_are_one_line_errors() {
         err.to_string(),
         "invalid setting matches = 0: expected 1 to 1000000"
     );
-    let err = Agent::from_spec("run:/nonexistent/brandubh-run")
+    let err = Entrant::from_spec("run:/nonexistent/brandubh-run")
         .unwrap_err()
         .to_string();
     assert_eq!(
         err,
         "agent run:/nonexistent/brandubh-run: /nonexistent/brandubh-run: not a directory (expected a run directory)"
     );
-    let err = Agent::from_spec("ckpt:/nonexistent/iter-000001")
+    let err = Entrant::from_spec("ckpt:/nonexistent/iter-000001")
         .unwrap_err()
         .to_string();
     assert!(err.contains("no such checkpoint"), "{err}");
     assert!(matches!(
-        Agent::from_spec("mcts:x"),
+        Entrant::from_spec("mcts:x"),
         Err(EvalError::Spec(_))
     ));
     let empty = TempDir::new("empty-run");
@@ -210,11 +255,11 @@ fn network_agents_load_the_latest_checkpoint_and_play() {
     let latest = latest_checkpoint(&run.0).unwrap();
     assert_eq!(latest.name, "iter-000002");
     let spec = format!("run:{}@sims=8", run.0.display());
-    let net = Agent::from_spec(&spec).unwrap();
+    let net = Entrant::from_spec(&spec).unwrap();
     assert_eq!(net.checkpoint().unwrap().meta.step, 30);
     assert_eq!(net.name(), spec);
     let ckpt =
-        Agent::from_spec(&format!("ckpt:{}@sims=4@algo=puct", list[0].stem.display())).unwrap();
+        Entrant::from_spec(&format!("ckpt:{}@sims=4@algo=puct", list[0].stem.display())).unwrap();
     let report = run_matches(
         &net,
         &ckpt,
@@ -227,6 +272,84 @@ fn network_agents_load_the_latest_checkpoint_and_play() {
     .unwrap();
     assert_eq!(report.games.games, 4);
     let _ = AgentSpec::Random;
+}
+
+/// The bug this guards against: network agents (specs, the ladder, in-training evaluation)
+/// used to search with the search crate's default Gumbel settings instead of their run's,
+/// so a PUCT run, or one with `gumbel_c_scale = 0.1`, was evaluated with another search.
+#[test]
+fn network_agents_search_with_their_runs_settings() {
+    let run = fake_run("settings", &[10]);
+    let run_dir = RunDir::new(&run.0);
+    let toml = "[search]\nalgorithm = \"puct\"\nc_puct = 3.0\ngumbel_c_scale = 0.1\n";
+    std::fs::write(run_dir.config(), toml).unwrap();
+    let expected = |sims, algorithm| SearchSettings {
+        c_puct: 3.0,
+        gumbel_c_scale: 0.1,
+        ..SearchSettings::new(algorithm, sims)
+    };
+    let settings = |spec: &str| {
+        Entrant::from_spec(spec)
+            .unwrap()
+            .search_settings()
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(
+        settings(&format!("run:{}@sims=8", run.0.display())),
+        expected(8, Algorithm::Puct)
+    );
+    let ckpt = run_dir.checkpoint(1);
+    assert_eq!(
+        settings(&format!("ckpt:{}", ckpt.display())),
+        expected(64, Algorithm::Puct)
+    );
+    // @algo changes the algorithm only; the run's constants stay.
+    assert_eq!(
+        settings(&format!("ckpt:{}@algo=gumbel@sims=4", ckpt.display())),
+        expected(4, Algorithm::Gumbel)
+    );
+    // In-training evaluation: both networks play the run's search with the evaluation's
+    // simulations.
+    let eval = EvaluationConfig {
+        matches: 1,
+        baseline: "random".into(),
+        sims: 4,
+        ..EvaluationConfig::default()
+    };
+    let (new, old) =
+        iteration_entrants(&ckpt, &ckpt, &eval, &expected(64, Algorithm::Puct)).unwrap();
+    assert_eq!(new.search_settings(), Some(&expected(4, Algorithm::Puct)));
+    assert_eq!(old.search_settings(), Some(&expected(4, Algorithm::Puct)));
+    // The ladder names a checkpoint by the settings it played with.
+    let report = ladder(
+        &run.0,
+        &LadderConfig {
+            baselines: vec![],
+            matches: 1,
+            simulations: 4,
+            threads: 1,
+            ply_cap: 20,
+            plot: false,
+            ..LadderConfig::default()
+        },
+        &|_| {},
+    )
+    .unwrap();
+    let names: Vec<&str> = report.entries.iter().map(|e| e.key.as_str()).collect();
+    assert!(
+        names.contains(&"iter-000001@sims=4@algo=puct@c_puct=3"),
+        "{names:?}"
+    );
+    // A damaged configuration is named, not silently replaced by defaults.
+    std::fs::write(run_dir.config(), "[search]\nalgorithm = \"pucty\"\n").unwrap();
+    let err = Entrant::from_spec(&format!("run:{}", run.0.display()))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("config.toml") && err.contains("search.algorithm"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -254,11 +377,11 @@ fn the_ladder_rates_checkpoints_and_reuses_stored_games() {
             .iter()
             .all(|e| e.rating.elo.is_finite() && e.games > 0)
     );
-    let ladder_dir = run.0.join(LADDER_DIR);
-    let lines = std::fs::read_to_string(ladder_dir.join(GAMES_FILE)).unwrap();
+    let run_dir = RunDir::new(&run.0);
+    let lines = std::fs::read_to_string(run_dir.ladder_games()).unwrap();
     assert_eq!(lines.lines().count(), 18);
-    assert!(ladder_dir.join(RATINGS_FILE).is_file());
-    assert_eq!(&std::fs::read(run.0.join(PLOT_FILE)).unwrap()[1..4], b"PNG");
+    assert!(run_dir.ladder_ratings().is_file());
+    assert_eq!(&std::fs::read(run_dir.elo_plot()).unwrap()[1..4], b"PNG");
     let table = first.table();
     assert!(
         table.contains("iter-000003") && table.contains("greedy"),
@@ -282,6 +405,6 @@ fn the_ladder_rates_checkpoints_and_reuses_stored_games() {
     )
     .unwrap();
     assert_eq!(more.matches_played, 9);
-    let lines = std::fs::read_to_string(ladder_dir.join(GAMES_FILE)).unwrap();
+    let lines = std::fs::read_to_string(run_dir.ladder_games()).unwrap();
     assert_eq!(lines.lines().count(), 27);
 }

@@ -1,9 +1,9 @@
 //! The training run configuration, read from TOML.
 //!
-//! Every knob of a run lives in one [`TrainConfig`]: model size, search, self-play,
+//! Every knob of a run lives in one [`RunConfig`]: model size, search, self-play,
 //! training and evaluation. Files are parsed with serde and
 //! `#[serde(deny_unknown_fields)]` on every section, then checked by
-//! [`TrainConfig::validate`]. Every key is optional and falls back to the default shown in
+//! [`RunConfig::validate`]. Every key is optional and falls back to the default shown in
 //! its documentation. Errors are one line naming the file and the key:
 //!
 //! ```text
@@ -32,12 +32,13 @@ use std::fmt;
 use std::io;
 use std::path::Path;
 
+use brandubh_search::SearchSettings;
 use serde::{Deserialize, Serialize};
 
 /// The whole configuration of a training run (top level of the TOML file).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct TrainConfig {
+pub struct RunConfig {
     /// Name of the run; the run directory defaults to `runs/NAME`. 1–64 characters from
     /// `A–Z a–z 0–9 . _ -`, not starting with a dot. Default `"brandubh"`.
     pub name: String,
@@ -50,8 +51,10 @@ pub struct TrainConfig {
     pub iterations: u32,
     /// The network (`[model]`).
     pub model: ModelConfig,
-    /// The tree search used in self-play (`[search]`).
-    pub search: SearchConfig,
+    /// The tree search of self-play (`[search]`): the search crate's settings, whose keys
+    /// and ranges are documented on [`SearchSettings`]. `search.simulations` is at most
+    /// 100,000 here.
+    pub search: SearchSettings,
     /// Self-play games (`[selfplay]`).
     pub selfplay: SelfPlayConfig,
     /// Optimisation and the replay window (`[training]`).
@@ -60,14 +63,14 @@ pub struct TrainConfig {
     pub evaluation: EvaluationConfig,
 }
 
-impl Default for TrainConfig {
+impl Default for RunConfig {
     fn default() -> Self {
-        TrainConfig {
+        RunConfig {
             name: "brandubh".to_owned(),
             seed: 0,
             iterations: 100,
             model: ModelConfig::default(),
-            search: SearchConfig::default(),
+            search: SearchSettings::default(),
             selfplay: SelfPlayConfig::default(),
             training: TrainingConfig::default(),
             evaluation: EvaluationConfig::default(),
@@ -90,70 +93,6 @@ impl Default for ModelConfig {
         ModelConfig {
             channels: 32,
             blocks: 4,
-        }
-    }
-}
-
-/// Which tree search self-play uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SearchAlgorithm {
-    /// Gumbel AlphaZero: Gumbel top-k sampling of candidates, sequential halving, and the
-    /// completed-Q improved policy as target (`"gumbel"`). Strong with few simulations.
-    Gumbel,
-    /// AlphaZero PUCT with Dirichlet noise at the root and visit counts as target
-    /// (`"puct"`).
-    Puct,
-}
-
-/// The tree search (`[search]`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SearchConfig {
-    /// `"gumbel"` or `"puct"`. Default `"gumbel"`.
-    pub algorithm: SearchAlgorithm,
-    /// Simulations (network evaluations) of a full search. Range 1–100,000. Default `64`.
-    pub simulations: u32,
-    /// PUCT exploration constant (also used below the root by Gumbel). Range (0, 100].
-    /// Default `1.25`.
-    pub c_puct: f64,
-    /// First-play urgency: an unvisited child is valued at the parent's value minus this.
-    /// 0 keeps exploring when every move tried so far looks lost; 0.2–0.4 (Lc0, KataGo)
-    /// narrows the search once the priors deserve trust. Range [0, 2]. Default `0.0`.
-    pub fpu_reduction: f64,
-    /// Concentration of the Dirichlet noise mixed into the root priors (PUCT only). Range
-    /// (0, 10]. Default `0.3` (about 10 / typical number of legal moves).
-    pub dirichlet_alpha: f64,
-    /// Weight of the Dirichlet noise in the root priors (PUCT only); 0 disables it. Range
-    /// [0, 1]. Default `0.25`.
-    pub dirichlet_fraction: f64,
-    /// Gumbel: number of root candidates m sampled with Gumbel top-k (capped by the number
-    /// of legal moves). Range 1–96. Default `16`.
-    pub gumbel_candidates: u32,
-    /// Gumbel: c_visit of the σ transform of completed Q-values. Range (0, 10000].
-    /// Default `50`.
-    pub gumbel_c_visit: f64,
-    /// Gumbel: c_scale of the σ transform of completed Q-values. Range (0, 100]. Default
-    /// `1.0`.
-    pub gumbel_c_scale: f64,
-    /// Evaluate every leaf under a random one of the 8 board symmetries (as AlphaGo Zero
-    /// did), which averages out orientation biases of the network. Default `true`.
-    pub symmetry_at_inference: bool,
-}
-
-impl Default for SearchConfig {
-    fn default() -> Self {
-        SearchConfig {
-            algorithm: SearchAlgorithm::Gumbel,
-            simulations: 64,
-            c_puct: 1.25,
-            fpu_reduction: 0.0,
-            dirichlet_alpha: 0.3,
-            dirichlet_fraction: 0.25,
-            gumbel_candidates: 16,
-            gumbel_c_visit: 50.0,
-            gumbel_c_scale: 1.0,
-            symmetry_at_inference: true,
         }
     }
 }
@@ -197,6 +136,11 @@ pub struct SelfPlayConfig {
     /// (not recorded), to diversify openings. Range 0 to `ply_cap`. Default: off.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub opening_random_plies: Option<u32>,
+    /// Evaluate every leaf under a random one of the 8 board symmetries (as AlphaGo Zero
+    /// did), which averages out orientation biases of the network. Default `true`.
+    /// (Files written before this key moved here may still give it as
+    /// `search.symmetry_at_inference`; it is read from there too.)
+    pub symmetry_at_inference: bool,
 }
 
 impl Default for SelfPlayConfig {
@@ -212,6 +156,7 @@ impl Default for SelfPlayConfig {
             full_search_fraction: 1.0,
             cheap_simulations: 16,
             opening_random_plies: None,
+            symmetry_at_inference: true,
         }
     }
 }
@@ -448,7 +393,7 @@ pub enum ConfigError {
         /// What is wrong (on one line).
         message: String,
     },
-    /// A value out of its range, found by [`TrainConfig::validate`].
+    /// A value out of its range, found by [`RunConfig::validate`].
     Invalid {
         /// The file.
         file: String,
@@ -506,21 +451,21 @@ impl std::error::Error for ConfigError {
     }
 }
 
-impl TrainConfig {
+impl RunConfig {
     /// Reads, parses and validates a TOML file; errors name the file as given.
-    pub fn from_file(path: impl AsRef<Path>) -> Result<TrainConfig, ConfigError> {
+    pub fn from_file(path: impl AsRef<Path>) -> Result<RunConfig, ConfigError> {
         let path = path.as_ref();
         let file = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
             file: file.clone(),
             source,
         })?;
-        TrainConfig::from_toml_str(&text, &file)
+        RunConfig::from_toml_str(&text, &file)
     }
 
     /// Parses and validates TOML `text`; `name` is the file name used in errors.
-    pub fn from_toml_str(text: &str, name: &str) -> Result<TrainConfig, ConfigError> {
-        let config: TrainConfig = toml::from_str(text).map_err(|e| toml_error(name, text, &e))?;
+    pub fn from_toml_str(text: &str, name: &str) -> Result<RunConfig, ConfigError> {
+        let config = parse_toml(text, name)?;
         config.validate().map_err(|error| ConfigError::Invalid {
             file: name.to_owned(),
             error,
@@ -528,8 +473,8 @@ impl TrainConfig {
         Ok(config)
     }
 
-    /// The configuration as TOML that [`TrainConfig::from_toml_str`] reads back unchanged.
-    /// Fails only for a configuration that [`TrainConfig::validate`] rejects.
+    /// The configuration as TOML that [`RunConfig::from_toml_str`] reads back unchanged.
+    /// Fails only for a configuration that [`RunConfig::validate`] rejects.
     pub fn to_toml_string(&self) -> Result<String, ValueError> {
         self.validate()?;
         // A valid configuration has no integer beyond TOML's i64, so this cannot fail; the
@@ -541,7 +486,7 @@ impl TrainConfig {
     /// `["search.simulations"]`); empty when the configurations are equal. Used to refuse
     /// resuming a run with a changed configuration, naming what changed.
     #[must_use]
-    pub fn changed_keys(&self, other: &TrainConfig) -> Vec<String> {
+    pub fn changed_keys(&self, other: &RunConfig) -> Vec<String> {
         let (a, b) = (leaves(self), leaves(other));
         let mut keys: Vec<String> = a
             .keys()
@@ -582,43 +527,12 @@ impl TrainConfig {
 
         let s = &self.search;
         int("search.simulations", s.simulations, 1, 100_000)?;
-        float("search.c_puct", s.c_puct, Open(0.0), Closed(100.0))?;
-        float(
-            "search.fpu_reduction",
-            s.fpu_reduction,
-            Closed(0.0),
-            Closed(2.0),
-        )?;
-        float(
-            "search.dirichlet_alpha",
-            s.dirichlet_alpha,
-            Open(0.0),
-            Closed(10.0),
-        )?;
-        float(
-            "search.dirichlet_fraction",
-            s.dirichlet_fraction,
-            Closed(0.0),
-            Closed(1.0),
-        )?;
-        int(
-            "search.gumbel_candidates",
-            s.gumbel_candidates,
-            1,
-            brandubh_rules::MAX_MOVES as u32,
-        )?;
-        float(
-            "search.gumbel_c_visit",
-            s.gumbel_c_visit,
-            Open(0.0),
-            Closed(10_000.0),
-        )?;
-        float(
-            "search.gumbel_c_scale",
-            s.gumbel_c_scale,
-            Open(0.0),
-            Closed(100.0),
-        )?;
+        s.validate().map_err(|e| {
+            bad(
+                &format!("search.{}", e.field),
+                format!("must be {}, got {}", e.expected, e.value),
+            )
+        })?;
 
         let p = &self.selfplay;
         int(
@@ -829,7 +743,7 @@ fn float(key: &str, v: f64, lo: Bound, hi: Bound) -> Result<(), ValueError> {
 }
 
 /// Every leaf value of the configuration by dotted key.
-fn leaves(config: &TrainConfig) -> BTreeMap<String, toml::Value> {
+fn leaves(config: &RunConfig) -> BTreeMap<String, toml::Value> {
     fn walk(prefix: &str, value: toml::Value, out: &mut BTreeMap<String, toml::Value>) {
         match value {
             toml::Value::Table(table) => {
@@ -854,71 +768,153 @@ fn leaves(config: &TrainConfig) -> BTreeMap<String, toml::Value> {
     out
 }
 
-/// Turns a toml/serde error into a one-line [`ConfigError`] naming the key when the span
-/// lets us find it.
-fn toml_error(file: &str, text: &str, err: &toml::de::Error) -> ConfigError {
-    let mut message = one_line(err.message());
-    let span = err.span();
-    if message.is_empty() {
-        // The parser gives some syntax errors no text (e.g. `key =` at the end of a file).
-        let at_end = span
-            .as_ref()
-            .is_some_and(|s| s.start >= text.trim_end().len());
-        message = if at_end {
-            "unexpected end of file".to_owned()
-        } else {
-            "syntax error".to_owned()
-        };
+/// Deserializes `text`, moving the legacy key `search.symmetry_at_inference` to
+/// `[selfplay]` first; errors name the key through `serde_path_to_error`.
+fn parse_toml(text: &str, file: &str) -> Result<RunConfig, ConfigError> {
+    let legacy = text
+        .parse::<toml::Table>()
+        .ok()
+        .filter(|t| legacy_symmetry_key(t).is_some());
+    match legacy {
+        // Only files that use the old key lose the line numbers of their errors.
+        Some(mut table) => {
+            migrate_symmetry_key(&mut table, file)?;
+            serde_path_to_error::deserialize(toml::Value::Table(table))
+                .map_err(|e| toml_error(file, text, e, false))
+        }
+        None => serde_path_to_error::deserialize(toml::Deserializer::new(text))
+            .map_err(|e| toml_error(file, text, e, true)),
     }
+}
+
+fn legacy_symmetry_key(table: &toml::Table) -> Option<&toml::Value> {
+    table.get("search")?.as_table()?.get(LEGACY_SYMMETRY_KEY)
+}
+
+const LEGACY_SYMMETRY_KEY: &str = "symmetry_at_inference";
+
+fn migrate_symmetry_key(table: &mut toml::Table, file: &str) -> Result<(), ConfigError> {
+    let Some(value) = table
+        .get_mut("search")
+        .and_then(toml::Value::as_table_mut)
+        .and_then(|search| search.remove(LEGACY_SYMMETRY_KEY))
+    else {
+        return Ok(());
+    };
+    let selfplay = table
+        .entry("selfplay")
+        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    match selfplay.as_table_mut() {
+        Some(t) if !t.contains_key(LEGACY_SYMMETRY_KEY) => {
+            t.insert(LEGACY_SYMMETRY_KEY.to_owned(), value);
+            Ok(())
+        }
+        _ => Err(ConfigError::BadValue {
+            file: file.to_owned(),
+            key: Some("search.symmetry_at_inference".to_owned()),
+            location: None,
+            message: "is also given as selfplay.symmetry_at_inference; keep only that one"
+                .to_owned(),
+        }),
+    }
+}
+
+/// Turns a deserialization error into a one-line [`ConfigError`] naming the key (from the
+/// error's path) and, where the text has one, its location.
+fn toml_error(
+    file: &str,
+    text: &str,
+    err: serde_path_to_error::Error<toml::de::Error>,
+    located: bool,
+) -> ConfigError {
+    let key = dotted_key(err.path());
+    let err = err.into_inner();
+    let span = err.span().filter(|_| located);
     let location = span.as_ref().map(|s| location_of(text, s.start));
+    let mut message = one_line(err.message());
     let file = file.to_owned();
-    if let Some(field) = message
-        .strip_prefix("unknown field `")
-        .and_then(|rest| rest.split('`').next())
-    {
-        let key = span
-            .as_ref()
-            .and_then(|s| key_at(text, s.start, Some(field)))
-            .unwrap_or_else(|| field.to_owned());
-        // Suggest the full dotted key: the unknown key's section plus the close name.
-        let suggestion = closest(field, &expected_names(&message)).map(|name| {
-            match key.strip_suffix(field).filter(|p| p.ends_with('.')) {
-                Some(prefix) => format!("{prefix}{name}"),
-                None => name,
+    if text.parse::<toml::Table>().is_err() {
+        if message.is_empty() {
+            // The parser gives some syntax errors no text (e.g. `key =` at the end).
+            let at_end = span.is_some_and(|s| s.start >= text.trim_end().len());
+            message = if at_end {
+                "unexpected end of file"
+            } else {
+                "syntax error"
             }
-        });
-        return ConfigError::UnknownKey {
-            file,
-            key,
-            location,
-            suggestion,
-        };
-    }
-    match span {
-        None => ConfigError::Syntax {
+            .to_owned();
+        }
+        return ConfigError::Syntax {
             file,
             location,
             message,
+        };
+    }
+    match key {
+        Some(key) if message.starts_with("unknown field") => ConfigError::UnknownKey {
+            suggestion: closest_known_key(&key),
+            file,
+            key,
+            location,
         },
-        Some(span) => {
-            // Serde errors (wrong type, unknown variant) point at a value; parse errors at
-            // the text. Tell them apart by whether the document parses at all.
-            if text.parse::<toml::Table>().is_err() {
-                ConfigError::Syntax {
-                    file,
-                    location,
-                    message,
-                }
-            } else {
-                ConfigError::BadValue {
-                    file,
-                    key: key_at(text, span.start, None),
-                    location,
-                    message,
-                }
+        key => ConfigError::BadValue {
+            file,
+            key,
+            location,
+            message,
+        },
+    }
+}
+
+/// The dotted TOML key of a deserialization path: its map keys up to the first array
+/// index (`training.lr_schedule[1][1]` → `training.lr_schedule`); `None` at the top.
+fn dotted_key(path: &serde_path_to_error::Path) -> Option<String> {
+    let parts: Vec<String> = path
+        .iter()
+        .map_while(|segment| match segment {
+            serde_path_to_error::Segment::Map { key } => Some(key.clone()),
+            _ => None,
+        })
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("."))
+}
+
+/// The known key or section closest to the unknown `key`, in the same section, if one is
+/// within a small edit distance of its last part.
+fn closest_known_key(key: &str) -> Option<String> {
+    let (section, field) = key.rsplit_once('.').unwrap_or(("", key));
+    let limit = (field.chars().count() / 3).max(2);
+    known_keys()
+        .into_iter()
+        .filter_map(|known| {
+            let (known_section, known_field) = known.rsplit_once('.').unwrap_or(("", &known));
+            let distance = strsim::levenshtein(field, known_field);
+            (known_section == section && distance <= limit).then_some((distance, known))
+        })
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, known)| known)
+}
+
+/// Every key and section a configuration file may contain, dotted.
+fn known_keys() -> Vec<String> {
+    let mut full = RunConfig::default();
+    // Optional keys are only written when set.
+    full.selfplay.opening_random_plies = Some(0);
+    full.training.max_sample_reuse = Some(1.0);
+    let mut keys: Vec<String> = Vec::new();
+    for leaf in leaves(&full).into_keys() {
+        let mut prefix = String::new();
+        for part in leaf.split('.') {
+            if !prefix.is_empty() {
+                prefix.push('.');
             }
+            prefix.push_str(part);
+            keys.push(prefix.clone());
         }
     }
+    keys.sort();
+    keys.dedup();
+    keys
 }
 
 fn one_line(s: &str) -> String {
@@ -938,111 +934,21 @@ fn location_of(text: &str, offset: usize) -> Location {
     Location { line, column }
 }
 
-/// The table header on this line (`[a.b]` → `a.b`), if it is one.
-fn header_of(line: &str) -> Option<String> {
-    let line = line.split('#').next().unwrap_or("").trim();
-    let inner = line.strip_prefix('[')?.strip_suffix(']')?.trim();
-    let first = inner.chars().next()?;
-    if !(first.is_ascii_alphabetic() || first == '_' || first == '"') {
-        return None; // an array value such as `[1, 0.5],`
-    }
-    Some(clean_key(inner))
-}
-
-fn clean_key(key: &str) -> String {
-    key.split('.')
-        .map(|part| part.trim().trim_matches('"').trim_matches('\''))
-        .collect::<Vec<_>>()
-        .join(".")
-}
-
-/// The dotted key of the `key = value` line (or header) containing `offset`, by looking
-/// at the lines of `text`: the nearest header above plus the key before `=`. When `field`
-/// is given (an unknown field) and the line's key does not end with it (an inline table),
-/// it is appended.
-fn key_at(text: &str, offset: usize, field: Option<&str>) -> Option<String> {
-    let lines: Vec<&str> = text.split('\n').collect();
-    let line_no = text.get(..offset)?.matches('\n').count();
-    if let Some(header) = lines.get(line_no).and_then(|l| header_of(l)) {
-        return Some(header);
-    }
-    // The line with `key =`: this one, or the nearest above (multi-line arrays).
-    let key_line = (0..=line_no)
-        .rev()
-        .map(|i| lines.get(i).copied().unwrap_or(""))
-        .take_while(|l| header_of(l).is_none())
-        .find(|l| !l.trim_start().starts_with('#') && l.contains('='))?;
-    let local = clean_key(key_line.split('=').next()?);
-    if local.is_empty() {
-        return None;
-    }
-    let section = lines[..line_no].iter().rev().find_map(|l| header_of(l));
-    let mut key = match section {
-        Some(s) => format!("{s}.{local}"),
-        None => local,
-    };
-    if let Some(field) = field
-        && !key.ends_with(field)
-    {
-        key = format!("{key}.{field}");
-    }
-    Some(key)
-}
-
-/// The names serde lists after "expected" in an unknown-field message.
-fn expected_names(message: &str) -> Vec<String> {
-    let Some((_, list)) = message.split_once("expected") else {
-        return Vec::new();
-    };
-    list.split('`')
-        .skip(1)
-        .step_by(2)
-        .map(str::to_owned)
-        .collect()
-}
-
-/// The candidate within a small edit distance of `word`, if any.
-fn closest(word: &str, candidates: &[String]) -> Option<String> {
-    let limit = (word.chars().count() / 3).max(2);
-    candidates
-        .iter()
-        .map(|c| (edit_distance(word, c), c))
-        .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c.clone())
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            let next = (row[j + 1] + 1).min(row[j] + 1).min(prev + cost);
-            prev = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn err(text: &str) -> String {
-        TrainConfig::from_toml_str(text, "configs/x.toml")
+        RunConfig::from_toml_str(text, "configs/x.toml")
             .unwrap_err()
             .to_string()
     }
 
     #[test]
     fn defaults_are_valid_and_empty_file_gives_defaults() {
-        TrainConfig::default().validate().unwrap();
-        let c = TrainConfig::from_toml_str("", "empty.toml").unwrap();
-        assert_eq!(c, TrainConfig::default());
+        RunConfig::default().validate().unwrap();
+        let c = RunConfig::from_toml_str("", "empty.toml").unwrap();
+        assert_eq!(c, RunConfig::default());
     }
 
     #[test]
@@ -1236,31 +1142,31 @@ mod tests {
 
     #[test]
     fn toml_round_trip_preserves_everything() {
-        let mut c = TrainConfig {
+        let mut c = RunConfig {
             name: "round-trip".into(),
             seed: i64::MAX as u64,
-            ..TrainConfig::default()
+            ..RunConfig::default()
         };
-        c.search.algorithm = SearchAlgorithm::Puct;
+        c.search.algorithm = brandubh_search::Algorithm::Puct;
         c.selfplay.opening_random_plies = Some(4);
         c.training.optimizer = Optimizer::Sgd;
         c.training.lr_schedule = vec![(10, 0.01), (20, 0.001)];
         c.training.max_sample_reuse = Some(4.0);
         c.evaluation.baseline = "random".into();
         let text = c.to_toml_string().unwrap();
-        assert_eq!(TrainConfig::from_toml_str(&text, "rt.toml").unwrap(), c);
-        let d = TrainConfig::default();
+        assert_eq!(RunConfig::from_toml_str(&text, "rt.toml").unwrap(), c);
+        let d = RunConfig::default();
         assert_eq!(
-            TrainConfig::from_toml_str(&d.to_toml_string().unwrap(), "rt.toml").unwrap(),
+            RunConfig::from_toml_str(&d.to_toml_string().unwrap(), "rt.toml").unwrap(),
             d
         );
     }
 
     #[test]
     fn seed_beyond_toml_integers_is_rejected_not_panicking() {
-        let c = TrainConfig {
+        let c = RunConfig {
             seed: u64::MAX,
-            ..TrainConfig::default()
+            ..RunConfig::default()
         };
         let e = c.to_toml_string().unwrap_err().to_string();
         assert!(e.starts_with("seed: must be between 0 and "), "{e}");
@@ -1268,7 +1174,7 @@ mod tests {
 
     #[test]
     fn changed_keys_lists_differences() {
-        let a = TrainConfig::default();
+        let a = RunConfig::default();
         let mut b = a.clone();
         assert!(a.changed_keys(&b).is_empty());
         b.search.simulations = 8;
@@ -1326,7 +1232,7 @@ mod tests {
 
     #[test]
     fn missing_file_is_named() {
-        let e = TrainConfig::from_file("configs/does-not-exist.toml")
+        let e = RunConfig::from_file("configs/does-not-exist.toml")
             .unwrap_err()
             .to_string();
         assert!(
@@ -1336,9 +1242,28 @@ mod tests {
     }
 
     #[test]
-    fn edit_distance_works() {
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("same", "same"), 0);
+    fn symmetry_key_is_read_from_selfplay_and_from_its_old_place_in_search() {
+        let c =
+            RunConfig::from_toml_str("[selfplay]\nsymmetry_at_inference = false\n", "a").unwrap();
+        assert!(!c.selfplay.symmetry_at_inference);
+        let old = "[search]\nsimulations = 8\nsymmetry_at_inference = false\n";
+        let c = RunConfig::from_toml_str(old, "old.toml").unwrap();
+        assert!(!c.selfplay.symmetry_at_inference);
+        assert_eq!(c.search.simulations, 8);
+        let both =
+            "[search]\nsymmetry_at_inference = false\n[selfplay]\nsymmetry_at_inference = true\n";
+        assert_eq!(
+            err(both),
+            "configs/x.toml: search.symmetry_at_inference: is also given as \
+             selfplay.symmetry_at_inference; keep only that one"
+        );
+        // Other errors in such a file still name the key.
+        let e = err("[search]\nsymmetry_at_inference = true\nsimulations = \"x\"\n");
+        assert!(
+            e.starts_with("configs/x.toml: search.simulations: invalid type"),
+            "{e}"
+        );
+        let e = err("[search]\nsymmetry_at_inference = true\nsimulatons = 3\n");
+        assert!(e.ends_with("(did you mean search.simulations?)"), "{e}");
     }
 }

@@ -7,29 +7,23 @@
 //!   listing and the sliding [`replay::ReplayWindow`] sampled with random symmetries;
 //! - [`metrics`]: `metrics.jsonl`, one JSON line per iteration;
 //! - [`plot`]: PNG learning curves redrawn from the metrics;
-//! - [`fsutil`]: [`fsutil::write_atomic`], the one place this crate writes files, so
-//!   that a crash at any moment never leaves a partial file.
 //!
-//! A run directory looks like:
+//! Every file is written with [`brandubh_fs::write_atomic`], so that a crash at any moment
+//! never leaves a partial file.
 //!
-//! ```text
-//! runs/NAME/
-//!   metrics.jsonl                      metrics::METRICS_FILE
-//!   learning_curves.png                plot::PLOT_FILE
-//!   chunks/                            replay::CHUNKS_DIR
-//!     chunk-000001-000000.brz          replay::chunk_file_name(iteration, seq)
-//! ```
+//! - [`run_dir`]: [`RunDir`], the one owner of the run-directory layout (config, state,
+//!   checkpoints, chunks, metrics, plots, ladder), and [`RunState`] (`state.json`).
 //!
-//! Architecture invariant: this crate knows the rules crate only; it does not depend on
-//! the search or network crates, burn, clap or indicatif. The training loop that joins
-//! them lives in the binary.
+//! Architecture invariant: this crate knows the rules crate and the search crate's settings
+//! only; it does not depend on the network crate, burn, clap or indicatif. The training
+//! loop that joins them is `brandubh-train`.
 //!
 //! ```
 //! use brandubh_rules::{Game, Position};
-//! use brandubh_run::config::TrainConfig;
+//! use brandubh_run::config::RunConfig;
 //! use brandubh_run::replay::{self, Chunk, ChunkInfo, GameRecord, GameResult, PositionRecord};
 //!
-//! let config = TrainConfig::from_toml_str("name = \"doc\"\n[search]\nsimulations = 8\n", "doc.toml")?;
+//! let config = RunConfig::from_toml_str("name = \"doc\"\n[search]\nsimulations = 8\n", "doc.toml")?;
 //! assert_eq!(config.training.window_size(0), 10_000);
 //!
 //! // One recorded position: the start, with a uniform policy over its 24 legal moves.
@@ -48,7 +42,7 @@
 //! };
 //! let chunk = Chunk { info: ChunkInfo::new(&config.name, 1), games: vec![record] };
 //! let dir = std::env::temp_dir().join(format!("brandubh-run-doc-{}", std::process::id()));
-//! let path = dir.join(replay::chunk_file_name(1, 0));
+//! let path = brandubh_run::RunDir::new(&dir).chunk(1, 0);
 //! replay::write_chunk(&path, &chunk)?;
 //! assert_eq!(replay::read_chunk(&path)?, chunk);
 //! # std::fs::remove_dir_all(&dir)?;
@@ -57,7 +51,44 @@
 #![warn(missing_docs)]
 
 pub mod config;
-pub mod fsutil;
 pub mod metrics;
 pub mod plot;
 pub mod replay;
+pub mod run_dir;
+
+pub use run_dir::{RunDir, RunDirError, RunState};
+
+#[cfg(test)]
+pub(crate) mod test_dir {
+    //! A scratch directory for tests, removed on drop.
+
+    use std::path::{Path, PathBuf};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+    /// A fresh empty directory under the system temp dir.
+    #[derive(Debug)]
+    pub struct TestDir(PathBuf);
+
+    impl TestDir {
+        pub fn new(tag: &str) -> TestDir {
+            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+            let path =
+                std::env::temp_dir().join(format!("brandubh-run-{tag}-{}-{n}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&path);
+            std::fs::create_dir_all(&path).expect("create test dir");
+            TestDir(path)
+        }
+
+        pub fn path(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for TestDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}

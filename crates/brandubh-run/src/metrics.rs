@@ -1,6 +1,6 @@
 //! The per-iteration metrics log, `metrics.jsonl`: one JSON object per line.
 //!
-//! [`append_metrics`] rewrites the whole file through [`crate::fsutil::write_atomic`], so a
+//! [`append_metrics`] rewrites the whole file through [`brandubh_fs::write_atomic`], so a
 //! crash never leaves a partial line; [`read_metrics`] still tolerates a truncated last
 //! line (a file written by other means, or copied while being written). Non-finite numbers
 //! (a diverged loss, a loss of an iteration without training) are written as `null` and
@@ -22,10 +22,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::fsutil::{self, FsError};
-
-/// The file name of the metrics log inside a run directory.
-pub const METRICS_FILE: &str = "metrics.jsonl";
+use brandubh_fs::FsError;
 
 /// The result of a series of two-game matches (RULES.md, "Matches").
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -217,7 +214,7 @@ pub fn append_metrics(
         text.push_str(&line);
         text.push('\n');
     }
-    fsutil::write_atomic(path, text.as_bytes())?;
+    brandubh_fs::write_atomic(path, text.as_bytes())?;
     Ok(records)
 }
 
@@ -241,7 +238,7 @@ mod nan_as_null {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::fsutil::test_dir::TestDir;
+    use crate::test_dir::TestDir;
 
     /// A plausible record of iteration `i`.
     pub fn fake(i: u32) -> IterationMetrics {
@@ -287,7 +284,7 @@ pub(crate) mod tests {
     #[test]
     fn append_and_read_round_trip() {
         let dir = TestDir::new("metrics-rt");
-        let path = dir.path().join(METRICS_FILE);
+        let path = dir.path().join("metrics.jsonl");
         assert!(read_metrics(&path).unwrap().is_empty());
         for i in 1..=5 {
             let all = append_metrics(&path, &fake(i)).unwrap();
@@ -303,7 +300,7 @@ pub(crate) mod tests {
     #[test]
     fn redoing_an_iteration_replaces_its_line_and_later_ones() {
         let dir = TestDir::new("metrics-redo");
-        let path = dir.path().join(METRICS_FILE);
+        let path = dir.path().join("metrics.jsonl");
         for i in 1..=4 {
             append_metrics(&path, &fake(i)).unwrap();
         }
@@ -320,7 +317,7 @@ pub(crate) mod tests {
     #[test]
     fn truncated_last_line_is_tolerated_but_garbage_inside_is_not() {
         let dir = TestDir::new("metrics-trunc");
-        let path = dir.path().join(METRICS_FILE);
+        let path = dir.path().join("metrics.jsonl");
         append_metrics(&path, &fake(1)).unwrap();
         append_metrics(&path, &fake(2)).unwrap();
         let full = std::fs::read_to_string(&path).unwrap();

@@ -6,7 +6,7 @@
 //! evaluations per second. Text is drawn with a subset of DejaVu Sans embedded in the
 //! binary (`assets/`), so no system font or library is needed. The image is rendered in
 //! memory, encoded with the `png` crate and written with
-//! [`crate::fsutil::write_atomic`].
+//! [`brandubh_fs::write_atomic`].
 
 use std::path::Path;
 use std::sync::OnceLock;
@@ -16,11 +16,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{FontStyle, register_font};
 
-use crate::fsutil::{self, FsError};
 use crate::metrics::IterationMetrics;
+use brandubh_fs::FsError;
 
-/// The file name of the learning-curve plot inside a run directory.
-pub const PLOT_FILE: &str = "learning_curves.png";
 /// Default image size, in pixels.
 pub const PLOT_SIZE: (u32, u32) = (1600, 1000);
 
@@ -327,22 +325,22 @@ pub fn write_plot(path: &Path, records: &[IterationMetrics], title: &str) -> Res
         file: path.to_path_buf(),
         source,
     })?;
-    fsutil::write_atomic(path, &bytes)?;
+    brandubh_fs::write_atomic(path, &bytes)?;
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fsutil::test_dir::TestDir;
     use crate::metrics::tests::fake;
+    use crate::test_dir::TestDir;
 
     const PNG_SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1a, b'\n'];
 
     #[test]
     fn writes_a_png_from_a_few_metrics_lines() {
         let dir = TestDir::new("plot");
-        let path = dir.path().join(PLOT_FILE);
+        let path = dir.path().join("learning_curves.png");
         let records: Vec<_> = (1..=12).map(fake).collect();
         write_plot(&path, &records, "run quick").unwrap();
         let bytes = std::fs::read(&path).unwrap();

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use brandubh_run::config::TrainConfig;
+use brandubh_run::config::RunConfig;
 
 fn configs_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../configs")
@@ -14,10 +14,10 @@ fn every_shipped_config_parses_and_validates() {
     for entry in std::fs::read_dir(configs_dir()).expect("configs/ exists") {
         let path = entry.expect("readable entry").path();
         if path.extension().is_some_and(|e| e == "toml") {
-            let config = TrainConfig::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
+            let config = RunConfig::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
             // What is written back reads back the same.
             let text = config.to_toml_string().unwrap();
-            assert_eq!(TrainConfig::from_toml_str(&text, "again").unwrap(), config);
+            assert_eq!(RunConfig::from_toml_str(&text, "again").unwrap(), config);
             let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
             // NAME-stageN.toml continues the run of NAME.toml, so it keeps that name.
             let run = stem
@@ -43,7 +43,7 @@ fn every_shipped_config_parses_and_validates() {
 
 #[test]
 fn tiny_config_is_tiny() {
-    let c = TrainConfig::from_file(configs_dir().join("tiny.toml")).unwrap();
+    let c = RunConfig::from_file(configs_dir().join("tiny.toml")).unwrap();
     assert!(c.model.channels <= 8 && c.model.blocks <= 1);
     assert!(c.search.simulations <= 4);
     assert!(c.selfplay.games_per_iteration <= 8);
@@ -55,8 +55,8 @@ fn tiny_config_is_tiny() {
 /// one must not silently leave the other behind. Only the keys the stage changes differ.
 #[test]
 fn default_stage2_differs_from_default_only_where_it_says() {
-    let stage1 = TrainConfig::from_file(configs_dir().join("default.toml")).unwrap();
-    let mut stage2 = TrainConfig::from_file(configs_dir().join("default-stage2.toml")).unwrap();
+    let stage1 = RunConfig::from_file(configs_dir().join("default.toml")).unwrap();
+    let mut stage2 = RunConfig::from_file(configs_dir().join("default-stage2.toml")).unwrap();
     assert!(stage2.iterations > stage1.iterations);
     assert!(stage2.search.gumbel_c_scale < stage1.search.gumbel_c_scale);
     stage2.iterations = stage1.iterations;

@@ -43,7 +43,7 @@ fn config_corpus() {
 #[test]
 fn a_key_without_a_value_at_the_end_is_named() {
     config::parse(b"name = \"x\"\n[model]\nchannels = ");
-    let err = brandubh_run::config::TrainConfig::from_toml_str("seed =", "t.toml").unwrap_err();
+    let err = brandubh_run::config::RunConfig::from_toml_str("seed =", "t.toml").unwrap_err();
     assert_eq!(
         err.to_string(),
         "t.toml: invalid TOML at line 1, column 7: unexpected end of file"

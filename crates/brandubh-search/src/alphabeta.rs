@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use brandubh_rules::{Game, Move};
 
-use crate::config::{ConfigError, check};
+use crate::config::{SettingError, check};
 use crate::error::SearchError;
 use crate::heuristic;
 use crate::players::Player;
@@ -40,7 +40,7 @@ impl Default for AlphaBetaConfig {
 
 impl AlphaBetaConfig {
     /// Checks every field; the error names the first bad one.
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    pub fn validate(&self) -> Result<(), SettingError> {
         check("max_depth", self.max_depth, "1 to 64", |v| {
             (1.0..=64.0).contains(&v)
         })?;
@@ -78,7 +78,7 @@ pub struct AlphaBetaPlayer {
 
 impl AlphaBetaPlayer {
     /// A player with these settings.
-    pub fn new(config: AlphaBetaConfig) -> Result<AlphaBetaPlayer, ConfigError> {
+    pub fn new(config: AlphaBetaConfig) -> Result<AlphaBetaPlayer, SettingError> {
         config.validate()?;
         Ok(AlphaBetaPlayer {
             config,
@@ -89,7 +89,7 @@ impl AlphaBetaPlayer {
     }
 
     /// A player searching `max_depth` plies, without a time limit.
-    pub fn with_depth(max_depth: u32) -> Result<AlphaBetaPlayer, ConfigError> {
+    pub fn with_depth(max_depth: u32) -> Result<AlphaBetaPlayer, SettingError> {
         AlphaBetaPlayer::new(AlphaBetaConfig {
             max_depth,
             ..AlphaBetaConfig::default()

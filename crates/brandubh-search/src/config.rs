@@ -1,6 +1,7 @@
-//! Search settings: one [`SearchConfig`] chooses between PUCT and Gumbel AlphaZero through
-//! [`Algorithm`], and [`SearchConfig::validate`] turns bad values into a [`ConfigError`]
-//! naming the field.
+//! The runtime configuration of one search: [`SearchConfig`] chooses between PUCT and
+//! Gumbel AlphaZero through [`AlgorithmConfig`], and [`SearchConfig::validate`] turns bad
+//! values into a [`SettingError`] naming the field. Users, files and the command line
+//! describe a search with [`crate::SearchSettings`], which becomes a [`SearchConfig`].
 
 use std::fmt;
 
@@ -11,7 +12,7 @@ pub struct SearchConfig {
     /// simulation: each simulation adds exactly one visit to one root move.
     pub simulations: u32,
     /// PUCT or Gumbel, with the settings of each.
-    pub algorithm: Algorithm,
+    pub algorithm: AlgorithmConfig,
     /// A game whose ply count (counted from the game's start) reaches the cap inside the
     /// tree is a terminal node worth 0 ("unfinished"). `None`: no cap.
     pub ply_cap: Option<u32>,
@@ -22,7 +23,7 @@ impl Default for SearchConfig {
     fn default() -> Self {
         SearchConfig {
             simulations: 200,
-            algorithm: Algorithm::Puct(PuctConfig::default()),
+            algorithm: AlgorithmConfig::Puct(PuctConfig::default()),
             ply_cap: None,
         }
     }
@@ -34,7 +35,7 @@ impl SearchConfig {
     pub fn gumbel(simulations: u32) -> SearchConfig {
         SearchConfig {
             simulations,
-            algorithm: Algorithm::Gumbel(GumbelConfig::default()),
+            algorithm: AlgorithmConfig::Gumbel(GumbelConfig::default()),
             ply_cap: None,
         }
     }
@@ -44,7 +45,7 @@ impl SearchConfig {
     pub fn puct(simulations: u32) -> SearchConfig {
         SearchConfig {
             simulations,
-            algorithm: Algorithm::Puct(PuctConfig::default()),
+            algorithm: AlgorithmConfig::Puct(PuctConfig::default()),
             ply_cap: None,
         }
     }
@@ -54,32 +55,32 @@ impl SearchConfig {
     #[must_use]
     pub fn without_noise(mut self) -> SearchConfig {
         match &mut self.algorithm {
-            Algorithm::Puct(p) => {
+            AlgorithmConfig::Puct(p) => {
                 p.dirichlet_fraction = 0.0;
                 p.temperature_plies = 0;
                 p.final_temperature = 0.0;
             }
-            Algorithm::Gumbel(g) => g.gumbel_scale = 0.0,
+            AlgorithmConfig::Gumbel(g) => g.gumbel_scale = 0.0,
         }
         self
     }
 
     /// Checks every field; the error names the first bad one.
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    pub fn validate(&self) -> Result<(), SettingError> {
         check("simulations", self.simulations, "at least 1", |v| v >= 1.0)?;
         if let Some(cap) = self.ply_cap {
             check("ply_cap", cap, "at least 1", |v| v >= 1.0)?;
         }
         match &self.algorithm {
-            Algorithm::Puct(p) => p.validate(),
-            Algorithm::Gumbel(g) => g.validate(),
+            AlgorithmConfig::Puct(p) => p.validate(),
+            AlgorithmConfig::Gumbel(g) => g.validate(),
         }
     }
 }
 
 /// Which search runs, with its settings.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Algorithm {
+pub enum AlgorithmConfig {
     /// AlphaZero: PUCT selection everywhere, Dirichlet noise at the root, move chosen from
     /// the visit counts; the policy target is the visit distribution.
     Puct(PuctConfig),
@@ -141,7 +142,7 @@ impl Default for PuctConfig {
 }
 
 impl PuctConfig {
-    fn validate(&self) -> Result<(), ConfigError> {
+    fn validate(&self) -> Result<(), SettingError> {
         check("puct.c_puct", self.c_puct, "a number > 0", |v| v > 0.0)?;
         match self.fpu {
             Fpu::Absolute(v) => check("puct.fpu", v, "a number in [-1, 1]", |v| {
@@ -213,7 +214,7 @@ impl Default for GumbelConfig {
 }
 
 impl GumbelConfig {
-    fn validate(&self) -> Result<(), ConfigError> {
+    fn validate(&self) -> Result<(), SettingError> {
         check(
             "gumbel.considered_moves",
             self.considered_moves,
@@ -235,16 +236,16 @@ impl GumbelConfig {
 
 /// A setting out of its range: which field, its value and what was expected.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ConfigError {
+pub struct SettingError {
     /// The field, e.g. `"puct.c_puct"`.
     pub field: &'static str,
     /// The value given, as written by `Display`.
     pub value: String,
     /// What the field accepts, e.g. `"a number > 0"`.
-    pub expected: &'static str,
+    pub expected: String,
 }
 
-impl fmt::Display for ConfigError {
+impl fmt::Display for SettingError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
@@ -254,7 +255,7 @@ impl fmt::Display for ConfigError {
     }
 }
 
-impl std::error::Error for ConfigError {}
+impl std::error::Error for SettingError {}
 
 /// `Ok` if `value` is finite and passes `ok`.
 pub(crate) fn check<T: Copy + Into<f64> + fmt::Display>(
@@ -262,15 +263,15 @@ pub(crate) fn check<T: Copy + Into<f64> + fmt::Display>(
     value: T,
     expected: &'static str,
     ok: impl FnOnce(f64) -> bool,
-) -> Result<(), ConfigError> {
+) -> Result<(), SettingError> {
     let v: f64 = value.into();
     if v.is_finite() && ok(v) {
         Ok(())
     } else {
-        Err(ConfigError {
+        Err(SettingError {
             field,
             value: value.to_string(),
-            expected,
+            expected: expected.to_owned(),
         })
     }
 }

@@ -4,13 +4,13 @@ use std::fmt;
 
 use brandubh_rules::IllegalMoveError;
 
-use crate::config::ConfigError;
+use crate::config::SettingError;
 
 /// Why a search (or a player) could not do what was asked.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SearchError {
     /// A setting is out of range.
-    Config(ConfigError),
+    Config(SettingError),
     /// The game is over: there is no move to choose.
     GameOver,
     /// `apply` got another number of evaluations than leaves were gathered.
@@ -88,8 +88,8 @@ impl std::error::Error for SearchError {
     }
 }
 
-impl From<ConfigError> for SearchError {
-    fn from(e: ConfigError) -> Self {
+impl From<SettingError> for SearchError {
+    fn from(e: SettingError) -> Self {
         SearchError::Config(e)
     }
 }

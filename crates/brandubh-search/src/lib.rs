@@ -35,6 +35,7 @@
 #![warn(missing_docs)]
 
 mod alphabeta;
+mod batch;
 mod config;
 mod error;
 mod evaluator;
@@ -44,13 +45,16 @@ pub mod heuristic;
 mod players;
 mod puct;
 mod search;
+mod settings;
 mod tree;
 
 pub use alphabeta::{AlphaBetaConfig, AlphaBetaPlayer, AlphaBetaResult, WIN};
-pub use config::{Algorithm, ConfigError, Fpu, GumbelConfig, PuctConfig, SearchConfig};
+pub use batch::{Batcher, Round};
+pub use config::{AlgorithmConfig, Fpu, GumbelConfig, PuctConfig, SearchConfig, SettingError};
 pub use error::SearchError;
 pub use evaluator::{Evaluation, Evaluator, Leaf};
 pub use evaluators::{GreedyEvaluator, RolloutEvaluator, UniformEvaluator};
-pub use players::{GreedyPlayer, MctsPlayer, Player, RandomPlayer};
+pub use players::{GreedyPlayer, MctsPlayer, Player, RandomPlayer, SearchingPlayer};
 pub use search::{Search, SearchResult, search};
+pub use settings::{Algorithm, MAX_SIMULATIONS, SearchSettings, UnknownAlgorithm};
 pub use tree::{Node, NodeId, Tree};

@@ -7,7 +7,7 @@ use rand::SeedableRng;
 use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
 
-use crate::config::{Algorithm, ConfigError, SearchConfig};
+use crate::config::{AlgorithmConfig, SearchConfig, SettingError};
 use crate::error::SearchError;
 use crate::evaluator::Evaluator;
 use crate::heuristic;
@@ -21,6 +21,29 @@ pub trait Player {
     /// A legal move for the side to move in `game`; [`SearchError::GameOver`] if the game is
     /// over.
     fn choose(&mut self, game: &Game) -> Result<Move, SearchError>;
+
+    /// A player whose move comes from a [`Search`] can hand the search out, so that a driver
+    /// advances the searches of many games with one evaluator call ([`crate::Batcher`]).
+    /// `None` (the default): the player only chooses by itself.
+    fn searching(&mut self) -> Option<&mut dyn SearchingPlayer> {
+        None
+    }
+}
+
+/// A turn split in three, for drivers that batch evaluations across games: begin the turn,
+/// let the driver run the search to its end (with any evaluator that gives the same values
+/// as the player's own), then end the turn. The move is the one [`Player::choose`] would
+/// play.
+pub trait SearchingPlayer {
+    /// Starts the search of the side to move in `game` (continuing the last one when `game`
+    /// continues the game searched last).
+    fn begin_turn(&mut self, game: &Game) -> Result<(), SearchError>;
+
+    /// The search of the turn begun last.
+    fn turn_search(&mut self) -> Option<&mut Search>;
+
+    /// The move of the finished search of this turn.
+    fn end_turn(&mut self) -> Result<Move, SearchError>;
 }
 
 impl<P: Player + ?Sized> Player for Box<P> {
@@ -30,6 +53,10 @@ impl<P: Player + ?Sized> Player for Box<P> {
 
     fn choose(&mut self, game: &Game) -> Result<Move, SearchError> {
         (**self).choose(game)
+    }
+
+    fn searching(&mut self) -> Option<&mut dyn SearchingPlayer> {
+        (**self).searching()
     }
 }
 
@@ -132,7 +159,7 @@ impl<E: Evaluator> MctsPlayer<E> {
         evaluator: E,
         config: SearchConfig,
         seed: u64,
-    ) -> Result<MctsPlayer<E>, ConfigError> {
+    ) -> Result<MctsPlayer<E>, SettingError> {
         config.validate()?;
         Ok(MctsPlayer {
             evaluator,
@@ -189,8 +216,8 @@ impl<E: Evaluator> MctsPlayer<E> {
 impl<E: Evaluator> Player for MctsPlayer<E> {
     fn name(&self) -> String {
         let kind = match self.config.algorithm {
-            Algorithm::Puct(_) => "puct",
-            Algorithm::Gumbel(_) => "gumbel",
+            AlgorithmConfig::Puct(_) => "puct",
+            AlgorithmConfig::Gumbel(_) => "gumbel",
         };
         format!("mcts-{kind}({} simulations)", self.config.simulations)
     }
@@ -200,6 +227,29 @@ impl<E: Evaluator> Player for MctsPlayer<E> {
         let result = search.run(&mut self.evaluator, 1)?;
         // A search that failed is dropped; a good one is kept for the next turn.
         self.search = Some(search);
+        let mv = result.best_move;
+        self.last = Some(result);
+        Ok(mv)
+    }
+
+    fn searching(&mut self) -> Option<&mut dyn SearchingPlayer> {
+        Some(self)
+    }
+}
+
+impl<E: Evaluator> SearchingPlayer for MctsPlayer<E> {
+    fn begin_turn(&mut self, game: &Game) -> Result<(), SearchError> {
+        self.search = Some(self.take_search(game)?);
+        Ok(())
+    }
+
+    fn turn_search(&mut self) -> Option<&mut Search> {
+        self.search.as_mut()
+    }
+
+    fn end_turn(&mut self) -> Result<Move, SearchError> {
+        let search = self.search.as_mut().ok_or(SearchError::RootNotEvaluated)?;
+        let result = search.result()?;
         let mv = result.best_move;
         self.last = Some(result);
         Ok(mv)

@@ -6,7 +6,7 @@ use brandubh_rules::{Game, Move, MoveList};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::config::{Algorithm, SearchConfig};
+use crate::config::{AlgorithmConfig, SearchConfig};
 use crate::error::SearchError;
 use crate::evaluator::{Evaluation, Evaluator, Leaf};
 use crate::gumbel::{self, GumbelRoot};
@@ -245,7 +245,7 @@ impl Search {
         let moves: MoveList = children.clone().map(|c| self.tree.get(c).mv).collect();
         let visits: Vec<u32> = children.clone().map(|c| self.tree.get(c).visits).collect();
         let (best, policy) = match &self.config.algorithm {
-            Algorithm::Puct(cfg) => {
+            AlgorithmConfig::Puct(cfg) => {
                 let priors: Vec<f32> = children.map(|c| self.tree.get(c).prior).collect();
                 let total: u32 = visits.iter().sum();
                 let policy = if total > 0 {
@@ -256,7 +256,7 @@ impl Search {
                 let t = cfg.temperature_at(self.game.ply());
                 (puct::choose(&visits, &priors, t, &mut self.rng), policy)
             }
-            Algorithm::Gumbel(cfg) => (
+            AlgorithmConfig::Gumbel(cfg) => (
                 self.gumbel.best(&self.tree, cfg),
                 gumbel::improved_policy(&self.tree, ROOT, cfg),
             ),
@@ -310,14 +310,14 @@ impl Search {
     /// variables and halving schedule (Gumbel).
     fn prepare_root(&mut self) {
         match &self.config.algorithm {
-            Algorithm::Puct(cfg) => puct::add_dirichlet_noise(
+            AlgorithmConfig::Puct(cfg) => puct::add_dirichlet_noise(
                 &mut self.tree,
                 ROOT,
                 cfg.dirichlet_alpha,
                 cfg.dirichlet_fraction,
                 &mut self.rng,
             ),
-            Algorithm::Gumbel(cfg) => {
+            AlgorithmConfig::Gumbel(cfg) => {
                 self.gumbel
                     .prepare(&self.tree, cfg, self.config.simulations, &mut self.rng);
             }
@@ -336,11 +336,13 @@ impl Search {
             match self.tree.get(node).state {
                 State::Expanded => {
                     let child = match &self.config.algorithm {
-                        Algorithm::Puct(cfg) => puct::select(&self.tree, node, cfg),
-                        Algorithm::Gumbel(cfg) if node == ROOT => {
+                        AlgorithmConfig::Puct(cfg) => puct::select(&self.tree, node, cfg),
+                        AlgorithmConfig::Gumbel(cfg) if node == ROOT => {
                             self.gumbel.select(&self.tree, cfg, self.started)
                         }
-                        Algorithm::Gumbel(cfg) => gumbel::select_interior(&self.tree, node, cfg),
+                        AlgorithmConfig::Gumbel(cfg) => {
+                            gumbel::select_interior(&self.tree, node, cfg)
+                        }
                     };
                     if node == ROOT {
                         root_child = Some(child);
@@ -355,7 +357,7 @@ impl Search {
                 }
                 State::Evaluating => {
                     self.tree.revert_virtual_loss(node);
-                    if let (Some(child), Algorithm::Gumbel(_)) =
+                    if let (Some(child), AlgorithmConfig::Gumbel(_)) =
                         (root_child, &self.config.algorithm)
                     {
                         self.gumbel.unselect(&self.tree, child);

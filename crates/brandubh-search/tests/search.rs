@@ -5,7 +5,7 @@ mod common;
 
 use brandubh_rules::{Game, Reason, Side};
 use brandubh_search::{
-    Algorithm, Evaluation, Evaluator, GumbelConfig, Leaf, NodeId, RolloutEvaluator, Search,
+    AlgorithmConfig, Evaluation, Evaluator, GumbelConfig, Leaf, NodeId, RolloutEvaluator, Search,
     SearchConfig, SearchError, Tree, UniformEvaluator,
 };
 use common::{BLOCK_IN_ONE, CAPTURE_IN_ONE, ESCAPE_IN_ONE, game, mv, safe_moves, winning_moves};
@@ -13,7 +13,7 @@ use common::{BLOCK_IN_ONE, CAPTURE_IN_ONE, ESCAPE_IN_ONE, game, mv, safe_moves, 
 /// PUCT and Gumbel (considering every move), both without noise.
 fn both(simulations: u32) -> [SearchConfig; 2] {
     let gumbel = SearchConfig {
-        algorithm: Algorithm::Gumbel(GumbelConfig {
+        algorithm: AlgorithmConfig::Gumbel(GumbelConfig {
             considered_moves: 96,
             ..GumbelConfig::default()
         }),
@@ -427,7 +427,7 @@ fn apply_rejects_bad_evaluations_and_changes_nothing() {
 #[test]
 fn bad_settings_and_finished_games_are_refused() {
     let mut config = SearchConfig::puct(10);
-    if let Algorithm::Puct(p) = &mut config.algorithm {
+    if let AlgorithmConfig::Puct(p) = &mut config.algorithm {
         p.c_puct = -1.0;
     }
     let err = config.validate().unwrap_err();
@@ -443,7 +443,7 @@ fn bad_settings_and_finished_games_are_refused() {
     let zero = SearchConfig::gumbel(0).validate().unwrap_err();
     assert_eq!(zero.field, "simulations");
     let mut nan = SearchConfig::gumbel(8);
-    if let Algorithm::Gumbel(g) = &mut nan.algorithm {
+    if let AlgorithmConfig::Gumbel(g) = &mut nan.algorithm {
         g.c_scale = f32::NAN;
     }
     assert_eq!(nan.validate().unwrap_err().field, "gumbel.c_scale");

@@ -22,30 +22,25 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
+use brandubh_fs::FsError;
 use brandubh_net::checkpoint::{self, CheckpointError, SaveOptions};
-use brandubh_net::train::{BatchBuilder, OptimizerKind, StepStats, TrainConfig as NetTrainConfig};
+use brandubh_net::train::{
+    BatchBuilder, OptimizerKind, StepStats, TrainConfig as NetTrainConfig, Trainer,
+};
 use brandubh_net::{Device, FastNet, NetConfig, NetEvaluator};
 use brandubh_rules::{Move, Side, Symmetry};
-use brandubh_search::{Algorithm, Fpu, GumbelConfig, PuctConfig, SearchConfig, SearchError};
-use brandubh_run::config::{ConfigError, Optimizer, SearchAlgorithm, TrainConfig};
-use brandubh_run::fsutil::{self, FsError};
+use brandubh_run::config::{ConfigError, Optimizer, RunConfig};
 use brandubh_run::metrics::{self, IterationMetrics, MatchSummary, MetricsError};
 use brandubh_run::plot::{self, PlotError};
 use brandubh_run::replay::{
     self, Chunk, ChunkInfo, GameRecord, GameResult, ReplayError, ReplayWindow,
 };
+use brandubh_run::{RunDir, RunDirError, RunState};
+use brandubh_search::{SearchConfig, SearchError, SettingError};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serde::{Deserialize, Serialize};
 
 use crate::selfplay::{self, SelfPlaySettings, SelfPlayStats};
-
-/// Name of the copy of the configuration inside a run directory.
-pub const CONFIG_FILE: &str = "config.toml";
-/// Name of the state file inside a run directory.
-pub const STATE_FILE: &str = "state.json";
-/// Directory of the checkpoints inside a run directory.
-pub const CHECKPOINTS_DIR: &str = "checkpoints";
 
 /// Everything that can stop a run; each message names the file or setting involved.
 #[derive(Debug, thiserror::Error)]
@@ -66,22 +61,9 @@ pub enum RunError {
     /// A file could not be written.
     #[error(transparent)]
     Fs(#[from] FsError),
-    /// A file could not be read.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The error.
-        source: std::io::Error,
-    },
-    /// The state file is damaged.
-    #[error("{path}: damaged state file: {reason}")]
-    State {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        reason: String,
-    },
+    /// A file of the run directory could not be read or written.
+    #[error(transparent)]
+    RunDir(#[from] RunDirError),
     /// A checkpoint could not be saved or loaded.
     #[error(transparent)]
     Checkpoint(#[from] CheckpointError),
@@ -101,139 +83,8 @@ pub enum RunError {
     #[error("training batch: {0}")]
     Batch(String),
     /// The evaluation hook failed.
-    #[error("evaluation: {0}")]
-    Evaluation(String),
-}
-
-/// What `state.json` records: the last complete iteration and running totals.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct RunState {
-    /// The last iteration whose checkpoint, metrics and plot are written (0: none yet).
-    pub iteration: u32,
-    /// Self-play games of complete iterations.
-    pub total_games: u64,
-    /// Recorded positions of complete iterations.
-    pub total_positions: u64,
-    /// Optimizer steps so far.
-    pub total_steps: u64,
-    /// Wall time of complete iterations, in seconds (time across restarts).
-    pub elapsed_s: f64,
-    /// The checkpoint self-play uses next (differs from the last one when gating keeps an
-    /// older network), relative to the run directory.
-    pub selfplay_checkpoint: String,
-}
-
-/// The files of a run directory.
-#[derive(Clone, Debug)]
-pub struct RunDir {
-    root: PathBuf,
-}
-
-impl RunDir {
-    /// The run directory at `root` (not created).
-    #[must_use]
-    pub fn new(root: impl Into<PathBuf>) -> RunDir {
-        RunDir { root: root.into() }
-    }
-
-    /// The directory itself.
-    #[must_use]
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
-
-    /// The chunk directory.
-    #[must_use]
-    pub fn chunks(&self) -> PathBuf {
-        self.root.join(replay::CHUNKS_DIR)
-    }
-
-    /// The checkpoint directory.
-    #[must_use]
-    pub fn checkpoints(&self) -> PathBuf {
-        self.root.join(CHECKPOINTS_DIR)
-    }
-
-    /// The checkpoint (stem) of `iteration`.
-    #[must_use]
-    pub fn checkpoint(&self, iteration: u32) -> PathBuf {
-        self.checkpoints().join(checkpoint_name(iteration))
-    }
-
-    /// `metrics.jsonl`.
-    #[must_use]
-    pub fn metrics(&self) -> PathBuf {
-        self.root.join(metrics::METRICS_FILE)
-    }
-
-    /// `state.json`.
-    #[must_use]
-    pub fn state(&self) -> PathBuf {
-        self.root.join(STATE_FILE)
-    }
-
-    /// `config.toml`.
-    #[must_use]
-    pub fn config(&self) -> PathBuf {
-        self.root.join(CONFIG_FILE)
-    }
-
-    /// Reads `state.json`; `None` if the run has no complete iteration yet.
-    pub fn read_state(&self) -> Result<Option<RunState>, RunError> {
-        let path = self.state();
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => return Err(RunError::Io { path, source }),
-        };
-        serde_json::from_str(&text)
-            .map(Some)
-            .map_err(|e| RunError::State {
-                path,
-                reason: e.to_string(),
-            })
-    }
-
-    fn write_state(&self, state: &RunState) -> Result<(), RunError> {
-        let json = serde_json::to_vec_pretty(state).map_err(|e| RunError::State {
-            path: self.state(),
-            reason: e.to_string(),
-        })?;
-        fsutil::write_atomic(&self.state(), &json)?;
-        Ok(())
-    }
-
-    /// The checkpoints present, by iteration (complete ones: metadata written).
-    pub fn list_checkpoints(&self) -> Result<Vec<(u32, PathBuf)>, RunError> {
-        let dir = self.checkpoints();
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(source) => return Err(RunError::Io { path: dir, source }),
-        };
-        let mut out = Vec::new();
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let Some(name) = name.to_str() else { continue };
-            let Some(stem) = name.strip_suffix(".json") else {
-                continue;
-            };
-            if let Some(n) = stem
-                .strip_prefix("iter-")
-                .and_then(|d| d.parse::<u32>().ok())
-            {
-                out.push((n, dir.join(stem)));
-            }
-        }
-        out.sort();
-        Ok(out)
-    }
-}
-
-/// `iter-NNNNNN`.
-#[must_use]
-pub fn checkpoint_name(iteration: u32) -> String {
-    format!("iter-{iteration:06}")
+    #[error(transparent)]
+    Evaluation(#[from] EvaluationError),
 }
 
 /// Requests from the loop to whoever drives it (progress bars, logs, evaluation). Every
@@ -247,14 +98,6 @@ pub trait Observer {
     fn training_started(&mut self, _iteration: u32, _steps: u32, _window: usize) {}
     /// One optimizer step was taken.
     fn training_step(&mut self, _step: u32, _stats: &StepStats) {}
-    /// After checkpoint `iteration` is saved: play evaluation matches of it against
-    /// `previous` and a baseline. Return `None` to skip evaluation.
-    fn evaluate(
-        &mut self,
-        _request: &EvaluationRequest<'_>,
-    ) -> Result<Option<EvaluationReport>, String> {
-        Ok(None)
-    }
     /// An iteration is complete (its metrics line written).
     fn iteration_finished(&mut self, _metrics: &IterationMetrics) {}
 }
@@ -263,6 +106,39 @@ pub trait Observer {
 #[derive(Debug, Default)]
 pub struct Quiet;
 impl Observer for Quiet {}
+
+/// Plays the evaluation matches of an iteration after its checkpoint is saved: the new
+/// network against the one self-play used and against a baseline. The training crate does
+/// not know how matches are played; the binary wires `brandubh-eval` in.
+pub trait Evaluate {
+    /// Evaluates `request.candidate`; `Ok(None)` skips evaluation.
+    fn evaluate(
+        &mut self,
+        request: &EvaluationRequest<'_>,
+    ) -> Result<Option<EvaluationReport>, EvaluationError>;
+}
+
+/// An [`Evaluate`] that skips evaluation (the loop alone, in tests).
+#[derive(Debug, Default)]
+pub struct NoEvaluation;
+impl Evaluate for NoEvaluation {
+    fn evaluate(
+        &mut self,
+        _request: &EvaluationRequest<'_>,
+    ) -> Result<Option<EvaluationReport>, EvaluationError> {
+        Ok(None)
+    }
+}
+
+/// Why evaluation of an iteration failed.
+#[derive(Debug, thiserror::Error)]
+#[error("evaluating iteration {iteration}: {source}")]
+pub struct EvaluationError {
+    /// The iteration.
+    pub iteration: u32,
+    /// The evaluator's error.
+    pub source: Box<dyn std::error::Error + Send + Sync>,
+}
 
 /// What the evaluation hook is asked to do.
 #[derive(Debug)]
@@ -275,6 +151,9 @@ pub struct EvaluationRequest<'a> {
     pub previous: &'a Path,
     /// The run's `[evaluation]` settings.
     pub config: &'a brandubh_run::config::EvaluationConfig,
+    /// The run's search settings (`[search]`): evaluation games search with them, with
+    /// `config.sims` simulations and without noise.
+    pub search: &'a brandubh_search::SearchSettings,
     /// A seed for the matches.
     pub seed: u64,
 }
@@ -306,42 +185,16 @@ pub struct RunOptions {
     pub selfplay_on_device: bool,
 }
 
-/// The search settings of self-play, from the run configuration.
-#[must_use]
-pub fn search_config(config: &TrainConfig) -> SearchConfig {
-    let s = &config.search;
-    let algorithm = match s.algorithm {
-        SearchAlgorithm::Puct => Algorithm::Puct(PuctConfig {
-            c_puct: s.c_puct as f32,
-            fpu: Fpu::Reduction(s.fpu_reduction as f32),
-            dirichlet_alpha: s.dirichlet_alpha as f32,
-            dirichlet_fraction: s.dirichlet_fraction as f32,
-            // The self-play driver applies the temperature schedule itself, the same way
-            // for both algorithms; the search reports its best move.
-            temperature: 1.0,
-            temperature_plies: 0,
-            final_temperature: 0.0,
-        }),
-        SearchAlgorithm::Gumbel => Algorithm::Gumbel(GumbelConfig {
-            considered_moves: s.gumbel_candidates,
-            c_visit: s.gumbel_c_visit as f32,
-            c_scale: s.gumbel_c_scale as f32,
-            ..GumbelConfig::default()
-        }),
-    };
-    SearchConfig {
-        simulations: s.simulations,
-        algorithm,
-        ply_cap: Some(config.selfplay.ply_cap),
-    }
+/// The search of self-play, from the run configuration (validated with it).
+pub fn search_config(config: &RunConfig) -> Result<SearchConfig, SettingError> {
+    config.search.search_config(Some(config.selfplay.ply_cap))
 }
 
 /// The self-play settings of a run.
-#[must_use]
-pub fn selfplay_settings(config: &TrainConfig) -> SelfPlaySettings {
+pub fn selfplay_settings(config: &RunConfig) -> Result<SelfPlaySettings, SettingError> {
     let sp = &config.selfplay;
-    SelfPlaySettings {
-        search: search_config(config),
+    Ok(SelfPlaySettings {
+        search: search_config(config)?,
         cheap_simulations: sp.cheap_simulations.min(config.search.simulations),
         full_search_fraction: sp.full_search_fraction as f32,
         ply_cap: sp.ply_cap,
@@ -351,18 +204,18 @@ pub fn selfplay_settings(config: &TrainConfig) -> SelfPlaySettings {
         concurrent_games: sp.concurrent_games as usize,
         leaves_per_game: sp.leaves_per_game as usize,
         threads: sp.worker_threads(),
-    }
+    })
 }
 
 /// The network shape of a run.
 #[must_use]
-pub fn net_config(config: &TrainConfig) -> NetConfig {
+pub fn net_config(config: &RunConfig) -> NetConfig {
     NetConfig::new()
         .with_channels(config.model.channels as usize)
         .with_blocks(config.model.blocks as usize)
 }
 
-fn net_train_config(config: &TrainConfig) -> NetTrainConfig {
+fn net_train_config(config: &RunConfig) -> NetTrainConfig {
     let t = &config.training;
     NetTrainConfig {
         optimizer: match t.optimizer {
@@ -386,21 +239,12 @@ fn derive_seed(seed: u64, iteration: u32, purpose: u64) -> u64 {
 
 /// Prepares the run directory: creates it with a copy of `config`, or checks that an
 /// existing run has the same configuration. Returns the state to continue from.
-pub fn prepare(config: &TrainConfig, options: &RunOptions) -> Result<RunState, RunError> {
+pub fn prepare(config: &RunConfig, options: &RunOptions) -> Result<RunState, RunError> {
     let dir = RunDir::new(&options.dir);
-    for d in [dir.root().to_path_buf(), dir.chunks(), dir.checkpoints()] {
-        std::fs::create_dir_all(&d).map_err(|source| RunError::Io {
-            path: d.clone(),
-            source,
-        })?;
-    }
-    // Leftovers of writes interrupted by a crash.
-    for d in [dir.root().to_path_buf(), dir.chunks(), dir.checkpoints()] {
-        fsutil::remove_temp_files(&d)?;
-    }
+    dir.create()?;
     let config_path = dir.config();
     if config_path.exists() {
-        let stored = TrainConfig::from_file(&config_path)?;
+        let stored = RunConfig::from_file(&config_path)?;
         // Raising `iterations` extends a run; every other change needs --force-config.
         let changed: Vec<String> = stored
             .changed_keys(config)
@@ -442,12 +286,14 @@ pub fn prepare(config: &TrainConfig, options: &RunOptions) -> Result<RunState, R
     Ok(state)
 }
 
-fn write_config(path: &Path, config: &TrainConfig) -> Result<(), RunError> {
-    let text = config.to_toml_string().map_err(|e| RunError::State {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
-    })?;
-    fsutil::write_atomic(path, text.as_bytes())?;
+fn write_config(path: &Path, config: &RunConfig) -> Result<(), RunError> {
+    let text = config
+        .to_toml_string()
+        .map_err(|error| ConfigError::Invalid {
+            file: path.display().to_string(),
+            error,
+        })?;
+    brandubh_fs::write_atomic(path, text.as_bytes())?;
     Ok(())
 }
 
@@ -459,14 +305,16 @@ fn relative(root: &Path, path: &Path) -> String {
 }
 
 /// Runs (or continues) the training run described by `config` in `options.dir` until
-/// `config.iterations` iterations are complete. Returns the final state.
+/// `config.iterations` iterations are complete. Progress goes to `observer`; after each
+/// checkpoint `evaluator` plays the evaluation matches. Returns the final state.
 pub fn train(
-    config: &TrainConfig,
+    config: &RunConfig,
     options: &RunOptions,
     observer: &mut dyn Observer,
+    evaluator: &mut dyn Evaluate,
 ) -> Result<RunState, RunError> {
     config.validate().map_err(|e| ConfigError::Invalid {
-        file: options.dir.join(CONFIG_FILE).display().to_string(),
+        file: RunDir::new(&options.dir).config().display().to_string(),
         error: e,
     })?;
     let mut state = prepare(config, options)?;
@@ -475,74 +323,157 @@ pub fn train(
     while state.iteration < config.iterations
         && options.max_new_iterations.is_none_or(|m| done_now < m)
     {
-        state = iteration(config, &dir, state, options, observer)?;
+        let it = Iteration {
+            config,
+            dir: &dir,
+            options,
+            n: state.iteration + 1,
+            started: Instant::now(),
+        };
+        state = it.run(state, observer, evaluator)?;
         done_now += 1;
     }
     Ok(state)
 }
 
-/// Games of `iteration` already in chunk files, and the next free chunk number.
-fn existing_games(dir: &RunDir, iteration: u32) -> Result<(Vec<GameRecord>, u32), RunError> {
-    let mut games = Vec::new();
-    let mut next_seq = 0;
-    for entry in replay::list_chunks(&dir.chunks())? {
-        if entry.iteration != iteration {
-            continue;
-        }
-        next_seq = next_seq.max(entry.seq + 1);
-        match replay::read_chunk(&entry.path) {
-            Ok(chunk) => games.extend(chunk.games),
-            Err(e) => tracing::warn!("skipping damaged chunk: {e}"),
-        }
-    }
-    Ok((games, next_seq))
+/// One iteration of a run: what every phase needs to know.
+struct Iteration<'a> {
+    config: &'a RunConfig,
+    dir: &'a RunDir,
+    options: &'a RunOptions,
+    /// The iteration's number (from 1).
+    n: u32,
+    started: Instant,
 }
 
-fn iteration(
-    config: &TrainConfig,
-    dir: &RunDir,
-    mut state: RunState,
-    options: &RunOptions,
-    observer: &mut dyn Observer,
-) -> Result<RunState, RunError> {
-    let n = state.iteration + 1;
-    let t0 = Instant::now();
-    let plain = options.device.clone().without_autodiff();
-    let selfplay_ckpt = dir.root().join(&state.selfplay_checkpoint);
-    let expected = net_config(config);
-    let (model, _) = checkpoint::load(&selfplay_ckpt, &plain, Some(&expected))?;
+/// What self-play produced, counted as games arrive (the games themselves go to chunks).
+#[derive(Debug, Default)]
+struct GameTally {
+    games: u64,
+    positions: u64,
+    plies: u64,
+    white_wins: u64,
+    black_wins: u64,
+    unfinished: u64,
+}
 
-    // 1. Self-play, topping up the games already written for this iteration.
-    let (mut games, mut seq) = existing_games(dir, n)?;
-    let target = u64::from(config.selfplay.games_per_iteration);
-    let already = games.len() as u64;
-    let remaining = target.saturating_sub(already);
-    observer.selfplay_started(n, remaining, already);
-    let settings = selfplay_settings(config);
-    let fast = (!options.selfplay_on_device).then(|| Arc::new(FastNet::from_model(&model)));
-    let symmetry = config.search.symmetry_at_inference;
-    let eval_seed = derive_seed(config.seed, n, 1);
-    let per_chunk = (target / 8).clamp(1, 64) as usize;
-    let mut pending: Vec<GameRecord> = Vec::new();
-    let flush = |pending: &mut Vec<GameRecord>, seq: &mut u32| -> Result<(), RunError> {
-        if pending.is_empty() {
-            return Ok(());
+impl GameTally {
+    fn add(&mut self, game: &GameRecord) {
+        self.games += 1;
+        self.positions += game.positions.len() as u64;
+        self.plies += game.moves.len() as u64;
+        match game.result {
+            GameResult::Finished(o) if o.winner == Side::White => self.white_wins += 1,
+            GameResult::Finished(_) => self.black_wins += 1,
+            GameResult::Unfinished => self.unfinished += 1,
         }
-        let chunk = Chunk {
-            info: ChunkInfo::new(&config.name, n),
-            games: std::mem::take(pending),
+    }
+
+    /// `count` as a share of the games (0 without games).
+    fn rate(&self, count: u64) -> f64 {
+        count as f64 / self.games.max(1) as f64
+    }
+}
+
+/// The self-play phase's result.
+struct SelfPlayOutcome {
+    tally: GameTally,
+    stats: SelfPlayStats,
+    seconds: f64,
+}
+
+/// The training phase's result (besides the trained network).
+struct TrainingOutcome {
+    steps: u32,
+    learning_rate: f64,
+    window: usize,
+    policy_loss: f64,
+    value_loss: f64,
+    total_loss: f64,
+    seconds: f64,
+}
+
+impl Iteration<'_> {
+    /// Self-play → training → checkpoint → evaluation and gating → metrics, plot, state.
+    fn run(
+        &self,
+        mut state: RunState,
+        observer: &mut dyn Observer,
+        evaluator: &mut dyn Evaluate,
+    ) -> Result<RunState, RunError> {
+        let selfplay_ckpt = self.dir.root().join(&state.selfplay_checkpoint);
+        let games = self.self_play(&selfplay_ckpt, observer)?;
+        let total_positions = state.total_positions + games.tally.positions;
+        let (trainer, training) = self.train(games.tally.positions, total_positions, observer)?;
+        let ckpt = self.save_checkpoint(
+            &state,
+            &games.tally,
+            total_positions,
+            &trainer,
+            training.steps,
+        )?;
+        drop(trainer);
+        let report = self.evaluate(&ckpt, &selfplay_ckpt, evaluator)?;
+        let accepted = self.gate(report.as_ref());
+        state.selfplay_checkpoint = relative(
+            self.dir.root(),
+            if accepted == Some(false) {
+                &selfplay_ckpt
+            } else {
+                &ckpt
+            },
+        );
+        state.iteration = self.n;
+        state.total_games += games.tally.games;
+        state.total_positions = total_positions;
+        state.total_steps += u64::from(training.steps);
+        state.elapsed_s += self.started.elapsed().as_secs_f64();
+        let m = self.metrics(&state, &games, &training, report, accepted);
+        self.record(&state, &m)?;
+        observer.iteration_finished(&m);
+        Ok(state)
+    }
+
+    fn seed(&self, purpose: u64) -> u64 {
+        derive_seed(self.config.seed, self.n, purpose)
+    }
+
+    /// Self-play with the network of `selfplay_ckpt`, topping up the games already written
+    /// for this iteration; finished games go to chunk files as they arrive.
+    fn self_play(
+        &self,
+        selfplay_ckpt: &Path,
+        observer: &mut dyn Observer,
+    ) -> Result<SelfPlayOutcome, RunError> {
+        let (config, dir, n) = (self.config, self.dir, self.n);
+        let plain = self.options.device.clone().without_autodiff();
+        let (model, _) = checkpoint::load(selfplay_ckpt, &plain, Some(&net_config(config)))?;
+        let (mut tally, mut seq) = existing_games(dir, n)?;
+        let target = u64::from(config.selfplay.games_per_iteration);
+        let already = tally.games;
+        let remaining = target.saturating_sub(already);
+        observer.selfplay_started(n, remaining, already);
+        let settings = selfplay_settings(config).map_err(SearchError::from)?;
+        let fast =
+            (!self.options.selfplay_on_device).then(|| Arc::new(FastNet::from_model(&model)));
+        let symmetry = config.selfplay.symmetry_at_inference;
+        let eval_seed = self.seed(1);
+        let per_chunk = (target / 8).clamp(1, 64) as usize;
+        let mut pending: Vec<GameRecord> = Vec::new();
+        let flush = |pending: &mut Vec<GameRecord>, seq: &mut u32| -> Result<(), RunError> {
+            if !pending.is_empty() {
+                let games = std::mem::take(pending);
+                let chunk = Chunk {
+                    info: ChunkInfo::new(&config.name, n),
+                    games,
+                };
+                replay::write_chunk(&dir.chunk(n, *seq), &chunk)?;
+                *seq += 1;
+            }
+            Ok(())
         };
-        replay::write_chunk(&dir.chunks().join(replay::chunk_file_name(n, *seq)), &chunk)?;
-        *seq += 1;
-        Ok(())
-    };
-    let sp_t0 = Instant::now();
-    let stats = selfplay::play::<_, _, _, RunError>(
-        &settings,
-        derive_seed(config.seed, n, 0),
-        already,
-        remaining,
-        |worker| {
+        let t0 = Instant::now();
+        let make_evaluator = |worker: usize| {
             let ev = match &fast {
                 Some(fast) => NetEvaluator::new(Arc::clone(fast)),
                 None => NetEvaluator::burn(&model, &plain),
@@ -552,172 +483,223 @@ fn iteration(
             } else {
                 ev
             }
-        },
-        |game, stats| {
-            games.push(game.clone());
-            pending.push(game);
-            observer.game_finished(stats.games, stats);
-            if pending.len() >= per_chunk {
-                flush(&mut pending, &mut seq)?;
-            }
-            Ok(())
-        },
-    )?;
-    flush(&mut pending, &mut seq)?;
-    let selfplay_s = sp_t0.elapsed().as_secs_f64();
-    drop(model);
-
-    // 2. Training on the window, from the self-play network.
-    let new_positions: u64 = games.iter().map(|g| g.positions.len() as u64).sum();
-    let total_positions = state.total_positions + new_positions;
-    let window_size = config.training.window_size(total_positions);
-    let (window, report) = ReplayWindow::load(&dir.chunks(), window_size)?;
-    for skipped in &report.skipped {
-        tracing::warn!("skipping damaged chunk: {skipped}");
+        };
+        let stats = selfplay::play::<_, _, _, RunError>(
+            &settings,
+            self.seed(0),
+            already,
+            remaining,
+            make_evaluator,
+            |game, stats| {
+                tally.add(&game);
+                pending.push(game);
+                observer.game_finished(stats.games, stats);
+                if pending.len() >= per_chunk {
+                    flush(&mut pending, &mut seq)?;
+                }
+                Ok(())
+            },
+        )?;
+        flush(&mut pending, &mut seq)?;
+        Ok(SelfPlayOutcome {
+            tally,
+            stats,
+            seconds: t0.elapsed().as_secs_f64(),
+        })
     }
-    let steps = if window.is_empty() {
-        0
-    } else {
-        config.training.steps_for(new_positions)
-    };
-    observer.training_started(n, steps, window.len());
-    let train_t0 = Instant::now();
-    // Training continues from the latest network (with its optimizer state), which is the
-    // self-play network unless gating kept an older one for self-play.
-    let autodiff = plain.clone().autodiff();
-    let (mut trainer, _) = checkpoint::load_training(
-        dir.checkpoint(n - 1),
-        &autodiff,
-        Some(&expected),
-        net_train_config(config),
-    )?;
-    let lr = config.training.learning_rate_at(n);
-    let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(config.seed, n, 2));
-    let mut builder = BatchBuilder::new();
-    let (mut policy_sum, mut value_sum, mut total_sum) = (0.0f64, 0.0f64, 0.0f64);
-    for step in 0..steps {
-        builder.clear();
-        for sample in window.sample_batch(config.training.batch_size as usize, &mut rng) {
-            let sym = Symmetry::ALL[rng.random_range(0..8)];
-            let (moves, probs): (Vec<Move>, Vec<f32>) = sample.policy.iter().copied().unzip();
-            builder
-                .push_position(
-                    &sample.position,
-                    sample.repetitions,
-                    &moves,
-                    &probs,
-                    sample.result,
-                    sym,
-                )
-                .map_err(|e| RunError::Batch(e.to_string()))?;
+
+    /// Training on the replay window, continuing from the latest network with its optimizer
+    /// state (the self-play network, unless gating kept an older one for self-play).
+    fn train(
+        &self,
+        new_positions: u64,
+        total_positions: u64,
+        observer: &mut dyn Observer,
+    ) -> Result<(Trainer, TrainingOutcome), RunError> {
+        let (config, n) = (self.config, self.n);
+        let window_size = config.training.window_size(total_positions);
+        let (window, report) = ReplayWindow::load(&self.dir.chunks(), window_size)?;
+        for skipped in &report.skipped {
+            tracing::warn!("skipping damaged chunk: {skipped}");
         }
-        let batch = builder.build(trainer.device());
-        let s = trainer.step(&batch, lr);
-        policy_sum += f64::from(s.policy_loss);
-        value_sum += f64::from(s.value_loss);
-        total_sum += f64::from(s.total_loss);
-        observer.training_step(step + 1, &s);
-    }
-    let training_s = train_t0.elapsed().as_secs_f64();
-
-    // 3. Checkpoint.
-    let ckpt = dir.checkpoint(n);
-    let mut save = SaveOptions::at_step(state.total_steps + u64::from(steps));
-    save.extra.insert("iteration".into(), n.into());
-    save.extra.insert(
-        "games".into(),
-        (state.total_games + games.len() as u64).into(),
-    );
-    save.extra
-        .insert("positions".into(), total_positions.into());
-    save.extra.insert(
-        "elapsed_s".into(),
-        (state.elapsed_s + t0.elapsed().as_secs_f64()).into(),
-    );
-    save.extra
-        .insert("config_name".into(), config.name.clone().into());
-    checkpoint::save_training(&ckpt, &trainer, &save)?;
-    drop(trainer);
-
-    // 4. Evaluation (and gating).
-    let request = EvaluationRequest {
-        iteration: n,
-        candidate: &ckpt,
-        previous: &selfplay_ckpt,
-        config: &config.evaluation,
-        seed: derive_seed(config.seed, n, 3),
-    };
-    let report = if config.evaluation.matches > 0 {
-        observer.evaluate(&request).map_err(RunError::Evaluation)?
-    } else {
-        None
-    };
-    let mut accepted = None;
-    state.selfplay_checkpoint = relative(dir.root(), &ckpt);
-    if config.evaluation.gating
-        && let Some(vs) = report.as_ref().and_then(|r| r.vs_previous.as_ref())
-    {
-        let ok = vs.score() >= config.evaluation.gating_threshold;
-        accepted = Some(ok);
-        if !ok {
-            state.selfplay_checkpoint = relative(dir.root(), &selfplay_ckpt);
-        }
-    }
-
-    // 5. Metrics, plot, state.
-    let count = games.len().max(1) as f64;
-    let wins = |side: Side| {
-        games
-            .iter()
-            .filter(|g| matches!(g.result, GameResult::Finished(o) if o.winner == side))
-            .count() as f64
-            / count
-    };
-    let unfinished = games
-        .iter()
-        .filter(|g| g.result == GameResult::Unfinished)
-        .count() as f64
-        / count;
-    state.iteration = n;
-    state.total_games += games.len() as u64;
-    state.total_positions = total_positions;
-    state.total_steps += u64::from(steps);
-    state.elapsed_s += t0.elapsed().as_secs_f64();
-    let mean = |sum: f64| {
-        if steps == 0 {
-            0.0
+        let steps = if window.is_empty() {
+            0
         } else {
-            sum / f64::from(steps)
+            config.training.steps_for(new_positions)
+        };
+        observer.training_started(n, steps, window.len());
+        let t0 = Instant::now();
+        let autodiff = self.options.device.clone().without_autodiff().autodiff();
+        let (mut trainer, _) = checkpoint::load_training(
+            self.dir.checkpoint(n - 1),
+            &autodiff,
+            Some(&net_config(config)),
+            net_train_config(config),
+        )?;
+        let learning_rate = config.training.learning_rate_at(n);
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed(2));
+        let mut builder = BatchBuilder::new();
+        let mut sums = [0.0f64; 3];
+        for step in 0..steps {
+            builder.clear();
+            for sample in window.sample_batch(config.training.batch_size as usize, &mut rng) {
+                let sym = Symmetry::ALL[rng.random_range(0..8)];
+                let (moves, probs): (Vec<Move>, Vec<f32>) = sample.policy.iter().copied().unzip();
+                builder
+                    .push_position(
+                        &sample.position,
+                        sample.repetitions,
+                        &moves,
+                        &probs,
+                        sample.result,
+                        sym,
+                    )
+                    .map_err(|e| RunError::Batch(e.to_string()))?;
+            }
+            let batch = builder.build(trainer.device());
+            let s = trainer.step(&batch, learning_rate);
+            for (sum, loss) in sums
+                .iter_mut()
+                .zip([s.policy_loss, s.value_loss, s.total_loss])
+            {
+                *sum += f64::from(loss);
+            }
+            observer.training_step(step + 1, &s);
         }
-    };
-    let m = IterationMetrics {
-        iteration: n,
-        elapsed_s: state.elapsed_s,
-        iteration_s: t0.elapsed().as_secs_f64(),
-        selfplay_s,
-        training_s,
-        selfplay_games: games.len() as u32,
-        positions: new_positions,
-        total_positions,
-        evaluations_per_s: stats.evaluations_per_second(),
-        mean_game_length: games.iter().map(|g| g.moves.len() as f64).sum::<f64>() / count,
-        white_win_rate: wins(Side::White),
-        black_win_rate: wins(Side::Black),
-        unfinished_rate: unfinished,
-        training_steps: steps,
-        policy_loss: mean(policy_sum),
-        value_loss: mean(value_sum),
-        total_loss: mean(total_sum),
-        learning_rate: lr,
-        window_size: window.len() as u64,
-        vs_previous: report.as_ref().and_then(|r| r.vs_previous.clone()),
-        vs_baseline: report.as_ref().and_then(|r| r.vs_baseline.clone()),
-        accepted,
-    };
-    metrics::append_metrics(&dir.metrics(), &m)?;
-    let records = metrics::read_metrics(&dir.metrics())?;
-    plot::write_plot(&dir.root().join(plot::PLOT_FILE), &records, &config.name)?;
-    dir.write_state(&state)?;
-    observer.iteration_finished(&m);
-    Ok(state)
+        let mean = |sum: f64| {
+            if steps == 0 {
+                0.0
+            } else {
+                sum / f64::from(steps)
+            }
+        };
+        let outcome = TrainingOutcome {
+            steps,
+            learning_rate,
+            window: window.len(),
+            policy_loss: mean(sums[0]),
+            value_loss: mean(sums[1]),
+            total_loss: mean(sums[2]),
+            seconds: t0.elapsed().as_secs_f64(),
+        };
+        Ok((trainer, outcome))
+    }
+
+    /// Checkpoint `n` with the training record in its metadata.
+    fn save_checkpoint(
+        &self,
+        state: &RunState,
+        tally: &GameTally,
+        total_positions: u64,
+        trainer: &Trainer,
+        steps: u32,
+    ) -> Result<PathBuf, RunError> {
+        let ckpt = self.dir.checkpoint(self.n);
+        let mut save = SaveOptions::at_step(state.total_steps + u64::from(steps));
+        let elapsed = state.elapsed_s + self.started.elapsed().as_secs_f64();
+        let extra = [
+            ("iteration", self.n.into()),
+            ("games", (state.total_games + tally.games).into()),
+            ("positions", total_positions.into()),
+            ("elapsed_s", elapsed.into()),
+            ("config_name", self.config.name.clone().into()),
+        ];
+        for (key, value) in extra {
+            save.extra.insert(key.into(), value);
+        }
+        checkpoint::save_training(&ckpt, trainer, &save)?;
+        Ok(ckpt)
+    }
+
+    /// The evaluation matches of the new checkpoint, if the run plays any.
+    fn evaluate(
+        &self,
+        ckpt: &Path,
+        selfplay_ckpt: &Path,
+        evaluator: &mut dyn Evaluate,
+    ) -> Result<Option<EvaluationReport>, RunError> {
+        if self.config.evaluation.matches == 0 {
+            return Ok(None);
+        }
+        let request = EvaluationRequest {
+            iteration: self.n,
+            candidate: ckpt,
+            previous: selfplay_ckpt,
+            config: &self.config.evaluation,
+            search: &self.config.search,
+            seed: self.seed(3),
+        };
+        Ok(evaluator.evaluate(&request)?)
+    }
+
+    /// Gating: whether the new network replaces the self-play one (`None`: no gating).
+    fn gate(&self, report: Option<&EvaluationReport>) -> Option<bool> {
+        let e = &self.config.evaluation;
+        let vs = report
+            .and_then(|r| r.vs_previous.as_ref())
+            .filter(|_| e.gating)?;
+        Some(vs.score() >= e.gating_threshold)
+    }
+
+    fn metrics(
+        &self,
+        state: &RunState,
+        games: &SelfPlayOutcome,
+        training: &TrainingOutcome,
+        report: Option<EvaluationReport>,
+        accepted: Option<bool>,
+    ) -> IterationMetrics {
+        let t = &games.tally;
+        let report = report.unwrap_or_default();
+        IterationMetrics {
+            iteration: self.n,
+            elapsed_s: state.elapsed_s,
+            iteration_s: self.started.elapsed().as_secs_f64(),
+            selfplay_s: games.seconds,
+            training_s: training.seconds,
+            selfplay_games: t.games as u32,
+            positions: t.positions,
+            total_positions: state.total_positions,
+            evaluations_per_s: games.stats.evaluations_per_second(),
+            mean_game_length: t.rate(t.plies),
+            white_win_rate: t.rate(t.white_wins),
+            black_win_rate: t.rate(t.black_wins),
+            unfinished_rate: t.rate(t.unfinished),
+            training_steps: training.steps,
+            policy_loss: training.policy_loss,
+            value_loss: training.value_loss,
+            total_loss: training.total_loss,
+            learning_rate: training.learning_rate,
+            window_size: training.window as u64,
+            vs_previous: report.vs_previous,
+            vs_baseline: report.vs_baseline,
+            accepted,
+        }
+    }
+
+    /// The metrics line and plot, then `state.json`: the iteration is complete.
+    fn record(&self, state: &RunState, m: &IterationMetrics) -> Result<(), RunError> {
+        metrics::append_metrics(&self.dir.metrics(), m)?;
+        let records = metrics::read_metrics(&self.dir.metrics())?;
+        plot::write_plot(&self.dir.learning_curves(), &records, &self.config.name)?;
+        self.dir.write_state(state)?;
+        Ok(())
+    }
+}
+
+/// The games of `iteration` already in chunk files, counted, and the next free chunk number.
+fn existing_games(dir: &RunDir, iteration: u32) -> Result<(GameTally, u32), RunError> {
+    let mut tally = GameTally::default();
+    let mut next_seq = 0;
+    for entry in replay::list_chunks(&dir.chunks())? {
+        if entry.iteration != iteration {
+            continue;
+        }
+        next_seq = next_seq.max(entry.seq + 1);
+        match replay::read_chunk(&entry.path) {
+            Ok(chunk) => chunk.games.iter().for_each(|g| tally.add(g)),
+            Err(e) => tracing::warn!("skipping damaged chunk: {e}"),
+        }
+    }
+    Ok((tally, next_seq))
 }

@@ -6,15 +6,13 @@
 //! search is done its move is played (the subtree is kept), and a finished game is sent to
 //! the caller, who writes it to disk as games arrive.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use brandubh_rules::{Game, Move, Position};
-use brandubh_search::{
-    Evaluation, Evaluator, Leaf, Search, SearchConfig, SearchError, SearchResult,
-};
 use brandubh_run::replay::{GameRecord, GameResult, PositionRecord};
+use brandubh_search::{Batcher, Evaluator, Search, SearchConfig, SearchError, SearchResult};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -202,6 +200,120 @@ impl SelfPlaySettings {
     }
 }
 
+/// Counters and flags that a session's workers share.
+#[derive(Debug, Default)]
+struct Shared {
+    /// The next game index to hand out.
+    next_game: AtomicU64,
+    /// Set when the session stops early (an error).
+    stop: AtomicBool,
+    evaluations: AtomicU64,
+    batches: AtomicU64,
+    eval_nanos: AtomicU64,
+    worker_nanos: AtomicU64,
+}
+
+impl Shared {
+    fn stats_into(&self, stats: &mut SelfPlayStats, t0: Instant) {
+        stats.evaluations = self.evaluations.load(Ordering::Relaxed);
+        stats.batches = self.batches.load(Ordering::Relaxed);
+        stats.wall = t0.elapsed();
+        stats.eval_time = Duration::from_nanos(self.eval_nanos.load(Ordering::Relaxed));
+    }
+}
+
+/// Which games a session plays: indices `first..first + count`, seeded from `seed`.
+#[derive(Clone, Copy, Debug)]
+struct GameRange {
+    seed: u64,
+    first: u64,
+    count: u64,
+}
+
+/// One self-play worker (kZero's executor shape): its evaluator and the games it keeps in
+/// flight. Each round it tops its games up, advances all their searches with one
+/// evaluator call, plays the moves of the searches that are done and sends finished games.
+struct Worker<'a, E> {
+    settings: &'a SelfPlaySettings,
+    shared: &'a Shared,
+    range: GameRange,
+    evaluator: E,
+    slots: Vec<Slot>,
+    batcher: Batcher,
+}
+
+impl<E: Evaluator> Worker<'_, E> {
+    /// Plays until no game is left, the session stops or nobody listens any more.
+    fn run(
+        &mut self,
+        finished: &mpsc::Sender<Result<GameRecord, SearchError>>,
+    ) -> Result<(), SearchError> {
+        while !self.shared.stop.load(Ordering::Relaxed) {
+            self.top_up()?;
+            if self.slots.is_empty() {
+                break;
+            }
+            self.step()?;
+            for record in self.play_moves()? {
+                if finished.send(Ok(record)).is_err() {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Starts new games until `concurrent_games` are in flight or none is left.
+    fn top_up(&mut self) -> Result<(), SearchError> {
+        while self.slots.len() < self.settings.concurrent_games.max(1) {
+            let index = self.shared.next_game.fetch_add(1, Ordering::Relaxed);
+            if index >= self.range.count {
+                break;
+            }
+            let seed = game_seed(self.range.seed, self.range.first + index);
+            self.slots.push(self.settings.start_game(seed)?);
+        }
+        Ok(())
+    }
+
+    /// One batched round over every game's search.
+    fn step(&mut self) -> Result<(), SearchError> {
+        let mut searches: Vec<&mut Search> = self.slots.iter_mut().map(|s| &mut s.search).collect();
+        let round = self.batcher.round(
+            &mut searches,
+            self.settings.leaves_per_game,
+            &mut self.evaluator,
+        )?;
+        if round.leaves > 0 {
+            let shared = self.shared;
+            shared
+                .eval_nanos
+                .fetch_add(round.eval_time.as_nanos() as u64, Ordering::Relaxed);
+            shared
+                .evaluations
+                .fetch_add(round.leaves as u64, Ordering::Relaxed);
+            shared.batches.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    /// Plays the move of every done search; returns the games that ended.
+    fn play_moves(&mut self) -> Result<Vec<GameRecord>, SearchError> {
+        let mut ended = Vec::new();
+        let mut i = 0;
+        while i < self.slots.len() {
+            let slot = &mut self.slots[i];
+            let done = slot.search.is_done() && slot.search.in_flight() == 0;
+            if done && self.settings.finish_move(slot)? {
+                ended.push(self.slots.swap_remove(i).record);
+            } else {
+                i += 1;
+            }
+        }
+        Ok(ended)
+    }
+}
+
 /// Plays games `first_game..first_game + games` (indices seed each game) on
 /// `settings.threads` workers. `make_evaluator(worker)` builds each worker's evaluator on
 /// its thread. `on_game` runs on the calling thread for every finished game, in finishing
@@ -221,82 +333,32 @@ where
     Err: From<SearchError>,
 {
     let t0 = Instant::now();
-    let next_game = AtomicU64::new(0);
-    let stop = AtomicUsize::new(0);
-    let evaluations = AtomicU64::new(0);
-    let batches = AtomicU64::new(0);
-    let eval_nanos = AtomicU64::new(0);
-    let worker_nanos = AtomicU64::new(0);
+    let shared = Shared::default();
+    let range = GameRange {
+        seed,
+        first: first_game,
+        count: games,
+    };
     let mut stats = SelfPlayStats::default();
     let (tx, rx) = mpsc::channel::<Result<GameRecord, SearchError>>();
-    let threads = settings.threads.max(1);
-
     let outcome = std::thread::scope(|scope| {
-        for worker in 0..threads {
+        for worker in 0..settings.threads.max(1) {
             let tx = tx.clone();
-            let (make_evaluator, next_game, stop) = (&make_evaluator, &next_game, &stop);
-            let (evaluations, batches, eval_nanos) = (&evaluations, &batches, &eval_nanos);
-            let worker_nanos = &worker_nanos;
+            let (shared, make_evaluator) = (&shared, &make_evaluator);
             scope.spawn(move || {
                 let started = Instant::now();
-                let mut evaluator = make_evaluator(worker);
-                let mut worker_loop = || -> Result<(), SearchError> {
-                    let mut slots: Vec<Slot> = Vec::new();
-                    let mut leaves: Vec<Leaf> = Vec::new();
-                    let mut counts: Vec<usize> = Vec::new();
-                    loop {
-                        if stop.load(Ordering::Relaxed) != 0 {
-                            return Ok(());
-                        }
-                        while slots.len() < settings.concurrent_games.max(1) {
-                            let index = next_game.fetch_add(1, Ordering::Relaxed);
-                            if index >= games {
-                                break;
-                            }
-                            slots.push(settings.start_game(game_seed(seed, first_game + index))?);
-                        }
-                        if slots.is_empty() {
-                            return Ok(());
-                        }
-                        leaves.clear();
-                        counts.clear();
-                        for slot in &mut slots {
-                            counts.push(
-                                slot.search
-                                    .gather(settings.leaves_per_game.max(1), &mut leaves),
-                            );
-                        }
-                        if !leaves.is_empty() {
-                            let t = Instant::now();
-                            let evals: Vec<Evaluation> = evaluator.evaluate(&leaves);
-                            eval_nanos.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
-                            evaluations.fetch_add(leaves.len() as u64, Ordering::Relaxed);
-                            batches.fetch_add(1, Ordering::Relaxed);
-                            let mut offset = 0;
-                            for (slot, &n) in slots.iter_mut().zip(&counts) {
-                                if n > 0 {
-                                    slot.search.apply(&evals[offset..offset + n])?;
-                                    offset += n;
-                                }
-                            }
-                        }
-                        let mut i = 0;
-                        while i < slots.len() {
-                            let done =
-                                slots[i].search.is_done() && slots[i].search.in_flight() == 0;
-                            if done && settings.finish_move(&mut slots[i])? {
-                                let record = slots.swap_remove(i).record;
-                                if tx.send(Ok(record)).is_err() {
-                                    return Ok(());
-                                }
-                                continue;
-                            }
-                            i += 1;
-                        }
-                    }
+                let mut w = Worker {
+                    settings,
+                    shared,
+                    range,
+                    evaluator: make_evaluator(worker),
+                    slots: Vec::new(),
+                    batcher: Batcher::new(),
                 };
-                let result = worker_loop();
-                worker_nanos.fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                let result = w.run(&tx);
+                shared
+                    .worker_nanos
+                    .fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
                 if let Err(e) = result {
                     let _ = tx.send(Err(e));
                 }
@@ -304,33 +366,23 @@ where
         }
         drop(tx);
         for message in rx.iter() {
-            let record = match message {
-                Ok(record) => record,
-                Err(e) => {
-                    stop.store(1, Ordering::Relaxed);
-                    return Err(Err::from(e));
-                }
-            };
-            stats.games += 1;
-            stats.moves += record.moves.len() as u64;
-            stats.positions += record.positions.len() as u64;
-            stats.evaluations = evaluations.load(Ordering::Relaxed);
-            stats.batches = batches.load(Ordering::Relaxed);
-            stats.wall = t0.elapsed();
-            stats.eval_time = Duration::from_nanos(eval_nanos.load(Ordering::Relaxed));
-            if let Err(e) = on_game(record, &stats) {
-                stop.store(1, Ordering::Relaxed);
+            let stopped = message.map_err(Err::from).and_then(|record| {
+                stats.games += 1;
+                stats.moves += record.moves.len() as u64;
+                stats.positions += record.positions.len() as u64;
+                shared.stats_into(&mut stats, t0);
+                on_game(record, &stats)
+            });
+            if let Err(e) = stopped {
+                shared.stop.store(true, Ordering::Relaxed);
                 return Err(e);
             }
         }
         Ok(())
     });
     outcome?;
-    stats.evaluations = evaluations.load(Ordering::Relaxed);
-    stats.batches = batches.load(Ordering::Relaxed);
-    stats.wall = t0.elapsed();
-    stats.eval_time = Duration::from_nanos(eval_nanos.load(Ordering::Relaxed));
-    stats.worker_time = Duration::from_nanos(worker_nanos.load(Ordering::Relaxed));
+    shared.stats_into(&mut stats, t0);
+    stats.worker_time = Duration::from_nanos(shared.worker_nanos.load(Ordering::Relaxed));
     Ok(stats)
 }
 

@@ -4,14 +4,15 @@ use std::path::{Path, PathBuf};
 
 use brandubh_net::checkpoint;
 use brandubh_net::{Device, NetConfig};
-use brandubh_run::config::TrainConfig;
+use brandubh_run::RunDir;
+use brandubh_run::config::RunConfig;
 use brandubh_run::metrics;
 use brandubh_run::replay;
-use brandubh_train::run::{self, Quiet, RunDir, RunError, RunOptions};
+use brandubh_train::run::{self, NoEvaluation, Quiet, RunError, RunOptions};
 
-fn tiny() -> TrainConfig {
+fn tiny() -> RunConfig {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml");
-    let mut config = TrainConfig::from_file(path).unwrap();
+    let mut config = RunConfig::from_file(path).unwrap();
     // The evaluation hook belongs to the binary; the loop alone skips it.
     config.evaluation.matches = 0;
     config
@@ -53,7 +54,13 @@ fn games_in_chunks(dir: &RunDir) -> usize {
 fn two_iterations_leave_a_complete_run_directory() {
     let tmp = TempDir::new("e2e");
     let config = tiny();
-    let state = run::train(&config, &options(&tmp.0, None), &mut Quiet).unwrap();
+    let state = run::train(
+        &config,
+        &options(&tmp.0, None),
+        &mut Quiet,
+        &mut NoEvaluation,
+    )
+    .unwrap();
     assert_eq!(state.iteration, 2);
     assert_eq!(state.total_games, 8);
     let dir = RunDir::new(&tmp.0);
@@ -99,7 +106,13 @@ fn two_iterations_leave_a_complete_run_directory() {
         }
     }
     // A finished run does nothing more.
-    let again = run::train(&config, &options(&tmp.0, None), &mut Quiet).unwrap();
+    let again = run::train(
+        &config,
+        &options(&tmp.0, None),
+        &mut Quiet,
+        &mut NoEvaluation,
+    )
+    .unwrap();
     assert_eq!(again, state);
 }
 
@@ -114,7 +127,7 @@ fn selfplay_can_run_on_the_training_device() {
         selfplay_on_device: true,
         ..options(&tmp.0, Some(1))
     };
-    let state = run::train(&config, &options, &mut Quiet).unwrap();
+    let state = run::train(&config, &options, &mut Quiet, &mut NoEvaluation).unwrap();
     assert_eq!(state.iteration, 1);
     assert_eq!(state.total_games, 4);
     assert_eq!(games_in_chunks(&RunDir::new(&tmp.0)), 4);
@@ -124,9 +137,21 @@ fn selfplay_can_run_on_the_training_device() {
 fn a_stopped_run_resumes_where_it_stopped() {
     let tmp = TempDir::new("resume");
     let config = tiny();
-    let first = run::train(&config, &options(&tmp.0, Some(1)), &mut Quiet).unwrap();
+    let first = run::train(
+        &config,
+        &options(&tmp.0, Some(1)),
+        &mut Quiet,
+        &mut NoEvaluation,
+    )
+    .unwrap();
     assert_eq!(first.iteration, 1);
-    let second = run::train(&config, &options(&tmp.0, Some(1)), &mut Quiet).unwrap();
+    let second = run::train(
+        &config,
+        &options(&tmp.0, Some(1)),
+        &mut Quiet,
+        &mut NoEvaluation,
+    )
+    .unwrap();
     assert_eq!(second.iteration, 2);
     assert_eq!(second.total_games, 8);
     assert!(second.total_steps > first.total_steps);
@@ -140,15 +165,33 @@ fn a_stopped_run_resumes_where_it_stopped() {
 fn games_written_before_a_crash_are_kept_and_not_replayed() {
     let tmp = TempDir::new("crash");
     let config = tiny();
-    run::train(&config, &options(&tmp.0, Some(1)), &mut Quiet).unwrap();
+    run::train(
+        &config,
+        &options(&tmp.0, Some(1)),
+        &mut Quiet,
+        &mut NoEvaluation,
+    )
+    .unwrap();
     let dir = RunDir::new(&tmp.0);
     let state_after_1 = std::fs::read(dir.state()).unwrap();
-    run::train(&config, &options(&tmp.0, Some(1)), &mut Quiet).unwrap();
+    run::train(
+        &config,
+        &options(&tmp.0, Some(1)),
+        &mut Quiet,
+        &mut NoEvaluation,
+    )
+    .unwrap();
     // Simulate a kill after iteration 2's self-play (its chunks are on disk) but before
     // its state was written, with a half-written temporary file lying around.
     std::fs::write(dir.state(), &state_after_1).unwrap();
     std::fs::write(dir.chunks().join("chunk-000002-000009.brz.tmp"), b"partial").unwrap();
-    let state = run::train(&config, &options(&tmp.0, None), &mut Quiet).unwrap();
+    let state = run::train(
+        &config,
+        &options(&tmp.0, None),
+        &mut Quiet,
+        &mut NoEvaluation,
+    )
+    .unwrap();
     assert_eq!(state.iteration, 2);
     assert_eq!(
         state.total_games, 8,
@@ -167,15 +210,27 @@ fn games_written_before_a_crash_are_kept_and_not_replayed() {
 fn a_changed_configuration_is_refused_unless_forced() {
     let tmp = TempDir::new("changed");
     let config = tiny();
-    run::train(&config, &options(&tmp.0, Some(1)), &mut Quiet).unwrap();
+    run::train(
+        &config,
+        &options(&tmp.0, Some(1)),
+        &mut Quiet,
+        &mut NoEvaluation,
+    )
+    .unwrap();
     let mut changed = config.clone();
     changed.training.learning_rate = 0.01;
-    let err = run::train(&changed, &options(&tmp.0, Some(1)), &mut Quiet).unwrap_err();
+    let err = run::train(
+        &changed,
+        &options(&tmp.0, Some(1)),
+        &mut Quiet,
+        &mut NoEvaluation,
+    )
+    .unwrap_err();
     assert!(matches!(err, RunError::ConfigChanged { .. }), "{err}");
     assert!(err.to_string().contains("training.learning_rate"), "{err}");
     let mut forced = options(&tmp.0, Some(1));
     forced.force_config = true;
-    let state = run::train(&changed, &forced, &mut Quiet).unwrap();
+    let state = run::train(&changed, &forced, &mut Quiet, &mut NoEvaluation).unwrap();
     assert_eq!(state.iteration, 2);
 }
 
@@ -183,7 +238,13 @@ fn a_changed_configuration_is_refused_unless_forced() {
 fn a_corrupted_chunk_is_skipped_and_a_corrupted_checkpoint_is_named() {
     let tmp = TempDir::new("corrupt");
     let config = tiny();
-    run::train(&config, &options(&tmp.0, Some(1)), &mut Quiet).unwrap();
+    run::train(
+        &config,
+        &options(&tmp.0, Some(1)),
+        &mut Quiet,
+        &mut NoEvaluation,
+    )
+    .unwrap();
     let dir = RunDir::new(&tmp.0);
     // Flip a byte in the middle of the first chunk: training skips it with a warning.
     let chunk = replay::list_chunks(&dir.chunks()).unwrap()[0].path.clone();
@@ -191,7 +252,13 @@ fn a_corrupted_chunk_is_skipped_and_a_corrupted_checkpoint_is_named() {
     let mid = bytes.len() / 2;
     bytes[mid] ^= 0x55;
     std::fs::write(&chunk, &bytes).unwrap();
-    let state = run::train(&config, &options(&tmp.0, Some(1)), &mut Quiet).unwrap();
+    let state = run::train(
+        &config,
+        &options(&tmp.0, Some(1)),
+        &mut Quiet,
+        &mut NoEvaluation,
+    )
+    .unwrap();
     assert_eq!(state.iteration, 2);
     // Truncate the latest checkpoint's weights: the next run names the file.
     let (weights, _) = checkpoint::paths(dir.checkpoint(2));
@@ -200,9 +267,50 @@ fn a_corrupted_chunk_is_skipped_and_a_corrupted_checkpoint_is_named() {
     // Raising `iterations` extends a run without --force-config.
     let mut more = config.clone();
     more.iterations = 3;
-    let err = run::train(&more, &options(&tmp.0, Some(1)), &mut Quiet)
-        .unwrap_err()
-        .to_string();
+    let err = run::train(
+        &more,
+        &options(&tmp.0, Some(1)),
+        &mut Quiet,
+        &mut NoEvaluation,
+    )
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("iter-000002"), "{err}");
     assert!(!err.contains('\n'), "{err}");
+}
+
+/// Records what the loop asks the evaluator for.
+#[derive(Default)]
+struct Recording(Vec<(u32, brandubh_search::SearchSettings, u32)>);
+
+impl run::Evaluate for Recording {
+    fn evaluate(
+        &mut self,
+        request: &run::EvaluationRequest<'_>,
+    ) -> Result<Option<run::EvaluationReport>, run::EvaluationError> {
+        self.0.push((
+            request.iteration,
+            request.search.clone(),
+            request.config.sims,
+        ));
+        Ok(None)
+    }
+}
+
+/// In-training evaluation used to play with the search crate's default Gumbel settings
+/// whatever the run searched with; the loop must hand the evaluator the run's own.
+#[test]
+fn evaluation_is_asked_to_search_with_the_runs_settings() {
+    let tmp = TempDir::new("eval-settings");
+    let mut config = tiny();
+    config.evaluation.matches = 1;
+    config.search.algorithm = brandubh_search::Algorithm::Puct;
+    config.search.c_puct = 2.0;
+    config.search.gumbel_c_scale = 0.1;
+    let mut recording = Recording::default();
+    run::train(&config, &options(&tmp.0, None), &mut Quiet, &mut recording).unwrap();
+    let expected: Vec<_> = (1..=2)
+        .map(|n| (n, config.search.clone(), config.evaluation.sims))
+        .collect();
+    assert_eq!(recording.0, expected);
 }

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use brandubh_net::encoding::INPUT_SIZE;
 use brandubh_net::{FastNet, NetEvaluator};
 use brandubh_rules::Game;
+use brandubh_run::config::RunConfig;
 use brandubh_search::{Evaluator, Leaf};
-use brandubh_run::config::TrainConfig;
 use brandubh_train::run;
 use brandubh_train::selfplay;
 use rand::{Rng, SeedableRng};
@@ -101,12 +101,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !(args.seconds > 0.0 && args.seconds <= 600.0) {
         anyhow::bail!("--seconds must be in (0, 600], got {}", args.seconds);
     }
-    let config = TrainConfig::from_file(&args.config)?;
+    let config = RunConfig::from_file(&args.config)?;
     let device = backend::device();
     device.seed(config.seed);
     let model = run::net_config(&config).init(&device);
     let net = Arc::new(FastNet::from_model(&model));
-    let settings = run::selfplay_settings(&config);
+    let settings = run::selfplay_settings(&config)?;
     let threads = settings.threads;
     let batch = settings.concurrent_games * settings.leaves_per_game;
     println!(

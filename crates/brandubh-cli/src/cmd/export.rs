@@ -6,13 +6,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use brandubh_agent::{ExportOptions, SearchAlgo, SearchSettings, export_checkpoint};
-use brandubh_run::config::{SearchAlgorithm, TrainConfig};
+use brandubh_agent::{ExportOptions, export_checkpoint};
+use brandubh_run::RunDir;
+use brandubh_run::config::RunConfig;
+use brandubh_search::{Algorithm, SearchSettings};
 
 use crate::out;
-
-/// The run configuration inside a run directory (as `brandubh train` writes it).
-const RUN_CONFIG: &str = "config.toml";
 
 /// Export a trained network as one agent file (weights, model shape, encoding version,
 /// search settings, training record), loadable without the run directory.
@@ -33,21 +32,12 @@ pub struct Args {
     /// Simulations per move the agent plays with, 1-1000000 (default: the run's).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     sims: Option<u32>,
-    /// Search algorithm the agent plays with (default: the run's).
-    #[arg(long, value_enum)]
-    algo: Option<AlgoArg>,
+    /// Search algorithm the agent plays with: gumbel or puct (default: the run's).
+    #[arg(long, value_name = "gumbel|puct")]
+    algo: Option<Algorithm>,
     /// The agent's name (default: the file name without .agent).
     #[arg(long)]
     name: Option<String>,
-}
-
-/// A search algorithm on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum AlgoArg {
-    /// Gumbel AlphaZero.
-    Gumbel,
-    /// AlphaZero's PUCT.
-    Puct,
 }
 
 /// Runs the command.
@@ -73,7 +63,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut search = match &run_config {
         Some(path) => {
             // Its errors start with the file's name.
-            settings_of(&TrainConfig::from_file(path)?)
+            RunConfig::from_file(path)?.search
         }
         None => {
             eprintln!(
@@ -84,10 +74,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     };
     if let Some(algo) = args.algo {
-        search.algorithm = match algo {
-            AlgoArg::Gumbel => SearchAlgo::Gumbel,
-            AlgoArg::Puct => SearchAlgo::Puct,
-        };
+        search.algorithm = algo;
     }
     if let Some(n) = args.sims {
         search.simulations = n;
@@ -119,37 +106,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// The checkpoint to export and the run configuration that goes with it, if any.
 fn resolve(source: &Path) -> anyhow::Result<(PathBuf, Option<PathBuf>)> {
+    let config_of = |run: RunDir| Some(run.config()).filter(|c| c.is_file());
     if source.is_dir() {
         let latest = brandubh_eval::latest_checkpoint(source)?;
-        let config = source.join(RUN_CONFIG);
-        return Ok((latest.stem, config.is_file().then_some(config)));
+        return Ok((latest.stem, config_of(RunDir::new(source))));
     }
     // Fail on a missing checkpoint before anything else is said about it.
     brandubh_net::checkpoint::read_meta(source)?;
-    // A checkpoint of a run lies in RUN/checkpoints/.
-    let (weights, _) = brandubh_net::checkpoint::paths(source);
-    let config = weights
-        .parent()
-        .filter(|d| d.file_name().is_some_and(|n| n == "checkpoints"))
-        .and_then(Path::parent)
-        .map(|run| run.join(RUN_CONFIG))
-        .filter(|c| c.is_file());
-    Ok((source.to_path_buf(), config))
-}
-
-/// The search a run trained with.
-fn settings_of(config: &TrainConfig) -> SearchSettings {
-    let s = &config.search;
-    SearchSettings {
-        algorithm: match s.algorithm {
-            SearchAlgorithm::Gumbel => SearchAlgo::Gumbel,
-            SearchAlgorithm::Puct => SearchAlgo::Puct,
-        },
-        simulations: s.simulations,
-        c_puct: s.c_puct as f32,
-        fpu_reduction: s.fpu_reduction as f32,
-        gumbel_candidates: s.gumbel_candidates,
-        gumbel_c_visit: s.gumbel_c_visit as f32,
-        gumbel_c_scale: s.gumbel_c_scale as f32,
-    }
+    Ok((
+        source.to_path_buf(),
+        RunDir::of_checkpoint(source).and_then(config_of),
+    ))
 }

@@ -6,7 +6,8 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use brandubh_eval::ladder::{LadderConfig, ladder};
-use brandubh_eval::spec::{Algo, parse_list};
+use brandubh_eval::spec::parse_list;
+use brandubh_search::Algorithm;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::out;
@@ -35,9 +36,10 @@ pub struct Args {
     #[arg(long, default_value_t = brandubh_eval::spec::DEFAULT_NET_SIMULATIONS,
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     sims: u32,
-    /// Search of the checkpoints.
-    #[arg(long, default_value = "gumbel", value_parser = ["gumbel", "puct"])]
-    algo: String,
+    /// Search algorithm of the checkpoints, gumbel or puct (default: the run's; the other
+    /// search constants are always the run's).
+    #[arg(long, value_name = "gumbel|puct")]
+    algo: Option<Algorithm>,
     /// Worker threads; 0 uses every core.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..=1024))]
     threads: u16,
@@ -64,11 +66,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         matches: args.matches,
         neighbours: args.neighbours,
         simulations: args.sims,
-        algorithm: if args.algo == "puct" {
-            Algo::Puct
-        } else {
-            Algo::Gumbel
-        },
+        algorithm: args.algo,
         threads: usize::from(args.threads),
         seed: args.seed,
         ply_cap: args.ply_cap,

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use brandubh_eval::{Agent, MatchConfig, PlayerFactory, run_matches};
+use brandubh_eval::{Entrant, MatchConfig, PlayerFactory, run_matches};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::out;
@@ -44,8 +44,8 @@ pub struct Args {
 
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let a = Agent::from_spec(&args.a)?;
-    let b = Agent::from_spec(&args.b)?;
+    let a = Entrant::from_spec(&args.a)?;
+    let b = Entrant::from_spec(&args.b)?;
     for agent in [&a, &b] {
         if let Some(c) = agent.checkpoint() {
             eprintln!(

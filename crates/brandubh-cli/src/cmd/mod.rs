@@ -12,6 +12,7 @@ pub mod train;
 
 use anyhow::Context;
 use brandubh_rules::Position;
+use brandubh_train::run::{Evaluate, EvaluationError, EvaluationReport, EvaluationRequest};
 
 /// Parses a `--position` argument, naming the option in the error.
 pub fn parse_position(text: Option<&str>) -> anyhow::Result<Position> {
@@ -21,22 +22,31 @@ pub fn parse_position(text: Option<&str>) -> anyhow::Result<Position> {
     }
 }
 
-/// The evaluation hook of `brandubh train` (matches after each iteration).
-pub fn evaluation_hook(
-    request: &brandubh_train::run::EvaluationRequest<'_>,
-) -> Result<Option<brandubh_train::run::EvaluationReport>, String> {
-    // The new checkpoint against the previous one and the run's baseline (networks with
-    // Gumbel search and the run's evaluation simulations).
-    let eval = brandubh_eval::training::evaluate_iteration(
-        request.candidate,
-        request.previous,
-        request.config,
-        brandubh_eval::Algo::Gumbel,
-        request.seed,
-    )
-    .map_err(|e| format!("evaluating iteration {}: {e}", request.iteration))?;
-    Ok(Some(brandubh_train::run::EvaluationReport {
-        vs_previous: Some(eval.vs_previous.summary("previous")),
-        vs_baseline: Some(eval.vs_baseline.summary(&request.config.baseline)),
-    }))
+/// The evaluation of `brandubh train`: after each iteration the new checkpoint plays the
+/// previous one and the run's baseline, with the run's search settings and its evaluation
+/// simulations.
+#[derive(Debug, Default)]
+pub struct MatchEvaluation;
+
+impl Evaluate for MatchEvaluation {
+    fn evaluate(
+        &mut self,
+        request: &EvaluationRequest<'_>,
+    ) -> Result<Option<EvaluationReport>, EvaluationError> {
+        let eval = brandubh_eval::training::evaluate_iteration(
+            request.candidate,
+            request.previous,
+            request.config,
+            request.search,
+            request.seed,
+        )
+        .map_err(|e| EvaluationError {
+            iteration: request.iteration,
+            source: Box::new(e),
+        })?;
+        Ok(Some(EvaluationReport {
+            vs_previous: Some(eval.vs_previous.summary("previous")),
+            vs_baseline: Some(eval.vs_baseline.summary(&request.config.baseline)),
+        }))
+    }
 }

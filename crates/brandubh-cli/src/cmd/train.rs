@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 use brandubh_net::StepStats;
-use brandubh_run::config::TrainConfig;
+use brandubh_run::config::RunConfig;
 use brandubh_run::metrics::IterationMetrics;
-use brandubh_train::run::{self, EvaluationReport, EvaluationRequest, Observer, RunOptions};
+use brandubh_train::run::{self, Observer, RunOptions};
 use brandubh_train::selfplay::SelfPlayStats;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -55,7 +55,7 @@ enum Inference {
 
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let config = TrainConfig::from_file(&args.config)?;
+    let config = RunConfig::from_file(&args.config)?;
     let dir = args
         .run
         .unwrap_or_else(|| PathBuf::from("runs").join(&config.name));
@@ -85,8 +85,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         selfplay_on_device: inference == Inference::Device,
     };
     let mut observer = Bars::new(args.quiet, config.iterations);
-    let state = run::train(&config, &options, &mut observer)
-        .with_context(|| format!("run {}", dir.display()))?;
+    let state = run::train(
+        &config,
+        &options,
+        &mut observer,
+        &mut crate::cmd::MatchEvaluation,
+    )
+    .with_context(|| format!("run {}", dir.display()))?;
     observer.finish();
     tracing::info!(
         "run {} at iteration {}/{}: {} games, {} positions, {:.0} s of training time",
@@ -182,13 +187,6 @@ impl Observer for Bars {
                 stats.total_loss, stats.policy_loss, stats.value_loss
             ));
         }
-    }
-
-    fn evaluate(
-        &mut self,
-        request: &EvaluationRequest<'_>,
-    ) -> Result<Option<EvaluationReport>, String> {
-        crate::cmd::evaluation_hook(request)
     }
 
     fn iteration_finished(&mut self, m: &IterationMetrics) {

@@ -36,7 +36,7 @@
 //! covers how moves are numbered: version 1 numbers squares `rank · 7 + file` (`a1` = 0)
 //! and a policy entry's `u8` is the index of its move in `brandubh_rules` legal-move order
 //! (ascending from-square index, then ascending to-square index). Readers reject any other
-//! version. Files are written with [`crate::fsutil::write_atomic`], so a reader never sees
+//! version. Files are written with [`brandubh_fs::write_atomic`], so a reader never sees
 //! a partial chunk; the length and checksum catch files damaged later.
 
 mod window;
@@ -49,7 +49,7 @@ use brandubh_rules::{Bitboard, Reason, Side, Square};
 use brandubh_rules::{Game, IllegalMoveError, Move, Outcome, Position, PositionErrorKind};
 use serde::{Deserialize, Serialize};
 
-use crate::fsutil::{self, FsError};
+use brandubh_fs::FsError;
 
 pub use window::{RefreshReport, ReplayWindow, TrainingSample};
 
@@ -66,8 +66,6 @@ pub const HEADER_LEN: usize = 28;
 pub const MAX_BODY_BYTES: usize = 64 << 20;
 /// Extension of chunk files.
 pub const CHUNK_EXTENSION: &str = "brz";
-/// The directory of chunk files inside a run directory.
-pub const CHUNKS_DIR: &str = "chunks";
 
 /// Largest tolerated distance of a policy target's sum from 1.
 pub const POLICY_SUM_TOLERANCE: f32 = 0.01;
@@ -893,7 +891,7 @@ pub fn write_chunk(path: &Path, chunk: &Chunk) -> Result<(), ReplayError> {
         file: path.to_path_buf(),
         error,
     })?;
-    fsutil::write_atomic(path, &bytes)?;
+    brandubh_fs::write_atomic(path, &bytes)?;
     Ok(())
 }
 
@@ -1043,7 +1041,7 @@ pub(crate) mod testutil {
 mod tests {
     use super::testutil::*;
     use super::*;
-    use crate::fsutil::test_dir::TestDir;
+    use crate::test_dir::TestDir;
     use proptest::prelude::*;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
@@ -1080,7 +1078,7 @@ mod tests {
         let path = dir.path().join(chunk_file_name(3, 0));
         write_chunk(&path, &chunk).unwrap();
         assert_eq!(read_chunk(&path).unwrap(), chunk);
-        assert!(!fsutil::temp_path(&path).exists());
+        assert!(!brandubh_fs::temp_path(&path).exists());
     }
 
     #[test]
@@ -1377,7 +1375,7 @@ mod tests {
         for (it, seq) in [(10, 0), (2, 1), (2, 0), (1, 12)] {
             write_chunk(&dir.path().join(chunk_file_name(it, seq)), &chunk).unwrap();
         }
-        let tmp = fsutil::temp_path(&dir.path().join(chunk_file_name(11, 0)));
+        let tmp = brandubh_fs::temp_path(&dir.path().join(chunk_file_name(11, 0)));
         fs::write(&tmp, b"BRZCHUNK partial").unwrap();
         fs::write(dir.path().join("notes.txt"), b"x").unwrap();
         fs::write(dir.path().join("chunk-1-x.brz"), b"x").unwrap();

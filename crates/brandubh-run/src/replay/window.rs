@@ -333,9 +333,9 @@ impl ReplayWindow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fsutil::test_dir::TestDir;
     use crate::replay::testutil::random_chunk;
     use crate::replay::{chunk_file_name, write_chunk};
+    use crate::test_dir::TestDir;
     use brandubh_rules::Game;
     use proptest::prelude::*;
     use rand::SeedableRng;
