@@ -251,98 +251,183 @@ pub fn ladder(
     if !(1..=10_000).contains(&config.matches) {
         return Err(EvalError::setting("matches", config.matches, "1 to 10000"));
     }
+    let run = RunDir::new(run_dir);
     let checkpoints = list_checkpoints(run_dir)?;
     if checkpoints.is_empty() {
         return Err(EvalError::NoCheckpoints {
             run: run_dir.to_path_buf(),
-            dir: RunDir::new(run_dir).checkpoints(),
+            dir: run.checkpoints(),
         });
     }
+    let mut settings = run_search_settings(Some(&run))?.with_simulations(config.simulations);
+    if let Some(algorithm) = config.algorithm {
+        settings.algorithm = algorithm;
+    }
+    let (rungs, n_baselines) = rungs(config, checkpoints, &settings);
+    let pairings = pairings(n_baselines, rungs.len(), config.neighbours as usize);
+    let mut store = GameStore::read(run.ladder_games())?;
+    let (todo, reused) = store.missing(&pairings, &rungs, config);
+    let played = play_missing(&todo, &rungs, &settings, config, &mut store, progress)?;
+    let mut entries = rate(&rungs, &store.stored, config.ply_cap)?;
+    let plot_file = if config.plot {
+        Some(write_elo_plot(&run, &entries)?)
+    } else {
+        None
+    };
+    entries.sort_by(|a, b| b.rating.elo.total_cmp(&a.rating.elo));
+    let report = LadderReport {
+        anchor: ANCHOR.to_owned(),
+        ply_cap: config.ply_cap,
+        entries,
+        matches_played: played,
+        matches_reused: reused,
+        games_file: store.file,
+        ratings_file: run.ladder_ratings(),
+        plot_file,
+    };
+    let json =
+        serde_json::to_vec_pretty(&report).map_err(|e| EvalError::io(&report.ratings_file, e))?;
+    write_file(&report.ratings_file, &json)?;
+    Ok(report)
+}
 
-    // Players: baselines first (random among them), then checkpoints by step.
-    let mut entrants: Vec<Rung> = Vec::new();
+/// The ladder's players: the baselines first (`random` among them), then the checkpoints by
+/// step, keyed by their search. Returns them and the number of baselines.
+fn rungs(
+    config: &LadderConfig,
+    checkpoints: Vec<Checkpoint>,
+    settings: &SearchSettings,
+) -> (Vec<Rung>, usize) {
+    let mut rungs: Vec<Rung> = Vec::new();
     let mut baselines = config.baselines.clone();
     if !baselines.contains(&AgentSpec::Random) {
         baselines.insert(0, AgentSpec::Random);
     }
     for spec in baselines {
         let key = spec.to_string();
-        if entrants.iter().all(|e| e.key != key) {
-            entrants.push(Rung {
+        if rungs.iter().all(|e| e.key != key) {
+            rungs.push(Rung {
                 name: key.clone(),
                 key,
                 source: Source::Baseline(spec),
             });
         }
     }
-    let n_baselines = entrants.len();
-    let run = RunDir::new(run_dir);
-    let mut settings = run_search_settings(Some(&run))?.with_simulations(config.simulations);
-    if let Some(algorithm) = config.algorithm {
-        settings.algorithm = algorithm;
-    }
-    let settings_key = search_key(&settings);
+    let n_baselines = rungs.len();
+    let settings_key = search_key(settings);
     for c in checkpoints {
-        let key = format!("{}{settings_key}", c.name);
-        entrants.push(Rung {
-            key,
+        rungs.push(Rung {
+            key: format!("{}{settings_key}", c.name),
             name: c.name.clone(),
             source: Source::Checkpoint(Box::new(c)),
         });
     }
+    (rungs, n_baselines)
+}
 
-    // Pairings.
+/// Who meets whom: every pair of baselines, every checkpoint against every baseline and
+/// against its `neighbours` predecessors.
+fn pairings(n_baselines: usize, n: usize, neighbours: usize) -> Vec<(usize, usize)> {
     let mut pairings: Vec<(usize, usize)> = Vec::new();
     for i in 0..n_baselines {
         for j in i + 1..n_baselines {
             pairings.push((j, i));
         }
     }
-    for c in n_baselines..entrants.len() {
+    for c in n_baselines..n {
         for b in 0..n_baselines {
             pairings.push((c, b));
         }
-        for d in 1..=config.neighbours as usize {
+        for d in 1..=neighbours {
             if c >= n_baselines + d {
                 pairings.push((c, c - d));
             }
         }
     }
+    pairings
+}
 
-    let games_file = run.ladder_games();
-    let (mut text, mut stored) = read_games(&games_file)?;
-    let same_pair = |m: &StoredMatch, x: &str, y: &str| {
-        m.ply_cap == config.ply_cap && ((m.a == x && m.b == y) || (m.a == y && m.b == x))
-    };
+/// Matches still to play for a pairing: `(x, y, how many, index of the first)`.
+type Todo = (usize, usize, u32, u32);
 
-    // What is missing.
-    let mut todo: Vec<(usize, usize, u32, u32)> = Vec::new();
-    let mut reused = 0;
-    for &(x, y) in &pairings {
-        let (kx, ky) = (&entrants[x].key, &entrants[y].key);
-        let existing: Vec<&StoredMatch> = stored.iter().filter(|m| same_pair(m, kx, ky)).collect();
-        reused += existing.len().min(config.matches as usize) as u32;
-        let missing = config.matches.saturating_sub(existing.len() as u32);
-        if missing > 0 {
-            let next = existing
-                .iter()
-                .map(|m| m.record.index + 1)
-                .max()
-                .unwrap_or(0);
-            todo.push((x, y, missing, next));
-        }
+/// The stored matches (`ladder/games.jsonl`), as text and parsed.
+struct GameStore {
+    file: PathBuf,
+    text: String,
+    stored: Vec<StoredMatch>,
+}
+
+impl GameStore {
+    fn read(file: PathBuf) -> Result<GameStore, EvalError> {
+        let (text, stored) = read_games(&file)?;
+        Ok(GameStore { file, text, stored })
     }
-    let total: u32 = todo.iter().map(|t| t.2).sum();
-    let done = AtomicU32::new(0);
 
-    // Load each agent that still has games to play, once.
+    /// The matches each pairing lacks, and how many stored ones are reused.
+    fn missing(
+        &self,
+        pairings: &[(usize, usize)],
+        rungs: &[Rung],
+        config: &LadderConfig,
+    ) -> (Vec<Todo>, u32) {
+        let same_pair = |m: &StoredMatch, x: &str, y: &str| {
+            m.ply_cap == config.ply_cap && ((m.a == x && m.b == y) || (m.a == y && m.b == x))
+        };
+        let mut todo = Vec::new();
+        let mut reused = 0;
+        for &(x, y) in pairings {
+            let (kx, ky) = (&rungs[x].key, &rungs[y].key);
+            let existing: Vec<&StoredMatch> = self
+                .stored
+                .iter()
+                .filter(|m| same_pair(m, kx, ky))
+                .collect();
+            reused += existing.len().min(config.matches as usize) as u32;
+            let missing = config.matches.saturating_sub(existing.len() as u32);
+            if missing > 0 {
+                let next = existing
+                    .iter()
+                    .map(|m| m.record.index + 1)
+                    .max()
+                    .unwrap_or(0);
+                todo.push((x, y, missing, next));
+            }
+        }
+        (todo, reused)
+    }
+
+    /// Appends matches and rewrites the file (atomically).
+    fn append(&mut self, matches: Vec<StoredMatch>) -> Result<(), EvalError> {
+        for m in matches {
+            let line = serde_json::to_string(&m).map_err(|e| EvalError::io(&self.file, e))?;
+            if !self.text.is_empty() && !self.text.ends_with('\n') {
+                self.text.push('\n');
+            }
+            self.text.push_str(&line);
+            self.text.push('\n');
+            self.stored.push(m);
+        }
+        write_file(&self.file, self.text.as_bytes())
+    }
+}
+
+/// Plays what `todo` lists (loading each player that has games to play once) and stores
+/// every match as it is played; returns how many were played.
+fn play_missing(
+    todo: &[Todo],
+    rungs: &[Rung],
+    settings: &SearchSettings,
+    config: &LadderConfig,
+    store: &mut GameStore,
+    progress: &(dyn Fn(&LadderProgress) + Sync),
+) -> Result<u32, EvalError> {
     let mut agents: HashMap<usize, Entrant> = HashMap::new();
-    for &(x, y, _, _) in &todo {
+    for &(x, y, _, _) in todo {
         for i in [x, y] {
             if agents.contains_key(&i) {
                 continue;
             }
-            let e = &entrants[i];
+            let e = &rungs[i];
             let agent = match &e.source {
                 Source::Baseline(spec) => Entrant::prepare(spec)?,
                 Source::Checkpoint(c) => {
@@ -353,9 +438,11 @@ pub fn ladder(
             agents.insert(i, agent.named(e.key.clone()));
         }
     }
+    let total: u32 = todo.iter().map(|t| t.2).sum();
+    let done = AtomicU32::new(0);
     let mut played = 0;
-    for &(x, y, missing, next) in &todo {
-        let (kx, ky) = (entrants[x].key.clone(), entrants[y].key.clone());
+    for &(x, y, missing, next) in todo {
+        let (kx, ky) = (rungs[x].key.clone(), rungs[y].key.clone());
         let seed = pair_seed(config.seed, &kx, &ky);
         let match_config = MatchConfig {
             matches: missing,
@@ -365,7 +452,7 @@ pub fn ladder(
             openings: OpeningConfig::default(),
             first_match: next,
         };
-        let pairing = format!("{} vs {}", entrants[x].name, entrants[y].name);
+        let pairing = format!("{} vs {}", rungs[x].name, rungs[y].name);
         let before = done.load(Ordering::SeqCst);
         let report = run_matches(&agents[&x], &agents[&y], &match_config, &|p| {
             done.store(before + p.done, Ordering::SeqCst);
@@ -375,40 +462,38 @@ pub fn ladder(
                 total,
             });
         })?;
-        for record in report.match_records {
-            let m = StoredMatch {
-                a: kx.clone(),
-                b: ky.clone(),
-                seed,
-                ply_cap: config.ply_cap,
-                record,
-            };
-            let line = serde_json::to_string(&m).map_err(|e| EvalError::io(&games_file, e))?;
-            if !text.is_empty() && !text.ends_with('\n') {
-                text.push('\n');
-            }
-            text.push_str(&line);
-            text.push('\n');
-            stored.push(m);
-            played += 1;
-        }
-        write_file(&games_file, text.as_bytes())?;
+        played += report.match_records.len() as u32;
+        let matches = report.match_records.into_iter().map(|record| StoredMatch {
+            a: kx.clone(),
+            b: ky.clone(),
+            seed,
+            ply_cap: config.ply_cap,
+            record,
+        });
+        store.append(matches.collect())?;
     }
+    Ok(played)
+}
 
-    // The fit, over every stored game among these players.
-    let index: HashMap<&str, usize> = entrants
+/// The Bradley–Terry fit over every stored game among `rungs` at this ply cap.
+fn rate(
+    rungs: &[Rung],
+    stored: &[StoredMatch],
+    ply_cap: u32,
+) -> Result<Vec<LadderEntry>, EvalError> {
+    let index: HashMap<&str, usize> = rungs
         .iter()
         .enumerate()
         .map(|(i, e)| (e.key.as_str(), i))
         .collect();
     let mut results = Results::new();
-    let mut games = vec![0u32; entrants.len()];
-    let mut points = vec![0.0f64; entrants.len()];
-    for m in &stored {
+    let mut games = vec![0u32; rungs.len()];
+    let mut points = vec![0.0f64; rungs.len()];
+    for m in stored {
         let (Some(&ia), Some(&ib)) = (index.get(m.a.as_str()), index.get(m.b.as_str())) else {
             continue;
         };
-        if m.ply_cap != config.ply_cap || ia == ib {
+        if m.ply_cap != ply_cap || ia == ib {
             continue;
         }
         for g in &m.record.games {
@@ -420,11 +505,10 @@ pub fn ladder(
             points[ib] += 1.0 - pa;
         }
     }
-    let names: Vec<String> = entrants.iter().map(|e| e.name.clone()).collect();
-    let anchor = entrants.iter().position(|e| e.key == ANCHOR).unwrap_or(0);
+    let names: Vec<String> = rungs.iter().map(|e| e.name.clone()).collect();
+    let anchor = rungs.iter().position(|e| e.key == ANCHOR).unwrap_or(0);
     let ratings = elo::fit(&names, &results, anchor, FitConfig::default())?;
-
-    let mut entries: Vec<LadderEntry> = entrants
+    Ok(rungs
         .iter()
         .zip(&ratings)
         .enumerate()
@@ -448,55 +532,39 @@ pub fn ladder(
                 rating: *r,
             }
         })
+        .collect())
+}
+
+/// `elo.png`: the checkpoints' ratings by step, the baselines as lines.
+fn write_elo_plot(run: &RunDir, entries: &[LadderEntry]) -> Result<PathBuf, EvalError> {
+    let curve: Vec<CurvePoint> = entries
+        .iter()
+        .filter(|e| e.checkpoint)
+        .map(|e| CurvePoint {
+            step: e.step.unwrap_or(0) as f64,
+            elo: e.rating.elo,
+            low: e.rating.low,
+            high: e.rating.high,
+        })
         .collect();
-
-    let plot_file = if config.plot {
-        let curve: Vec<CurvePoint> = entries
-            .iter()
-            .filter(|e| e.checkpoint)
-            .map(|e| CurvePoint {
-                step: e.step.unwrap_or(0) as f64,
-                elo: e.rating.elo,
-                low: e.rating.low,
-                high: e.rating.high,
-            })
-            .collect();
-        let lines: Vec<(String, f64)> = entries
-            .iter()
-            .filter(|e| !e.checkpoint)
-            .map(|e| (e.name.clone(), e.rating.elo))
-            .collect();
-        let run_name = run_dir.file_name().map_or_else(
-            || run_dir.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        );
-        let path = run.elo_plot();
-        plot::write_plot(
-            &path,
-            &format!("Elo of run {run_name} by training step"),
-            &curve,
-            &lines,
-        )?;
-        Some(path)
-    } else {
-        None
-    };
-
-    entries.sort_by(|a, b| b.rating.elo.total_cmp(&a.rating.elo));
-    let report = LadderReport {
-        anchor: ANCHOR.to_owned(),
-        ply_cap: config.ply_cap,
-        entries,
-        matches_played: played,
-        matches_reused: reused,
-        games_file,
-        ratings_file: run.ladder_ratings(),
-        plot_file,
-    };
-    let json =
-        serde_json::to_vec_pretty(&report).map_err(|e| EvalError::io(&report.ratings_file, e))?;
-    write_file(&report.ratings_file, &json)?;
-    Ok(report)
+    let lines: Vec<(String, f64)> = entries
+        .iter()
+        .filter(|e| !e.checkpoint)
+        .map(|e| (e.name.clone(), e.rating.elo))
+        .collect();
+    let root = run.root();
+    let run_name = root.file_name().map_or_else(
+        || root.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let path = run.elo_plot();
+    plot::write_plot(
+        &path,
+        &format!("Elo of run {run_name} by training step"),
+        &curve,
+        &lines,
+    )?;
+    Ok(path)
 }
 
 /// The seed of the pairing of the agents keyed `x` and `y` (in either order).

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use brandubh_net::encoding::{self, INPUT_SIZE};
-use brandubh_net::train::{BatchBuilder, TrainConfig, Trainer};
+use brandubh_net::optimize::{BatchBuilder, OptimizerConfig, Trainer};
 use brandubh_net::{FastNet, NetConfig, NetEvaluator};
 use brandubh_rules::{Game, Symmetry};
 use brandubh_search::{Evaluator, Leaf};
@@ -186,7 +186,7 @@ fn main() {
     if env("BENCH_TRAIN", 1) != 0 {
         let batch_size = if smoke { 8 } else { 256 };
         let train_device = Device::flex().autodiff();
-        let mut trainer = Trainer::new(config.init(&train_device), TrainConfig::default());
+        let mut trainer = Trainer::new(config.init(&train_device), OptimizerConfig::default());
         let mut builder = BatchBuilder::new();
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         for g in games.iter().cycle().take(batch_size) {

@@ -43,7 +43,7 @@ use thiserror::Error;
 
 use crate::encoding::ENCODING_VERSION;
 use crate::model::{NetConfig, PolicyValueNet};
-use crate::train::{TrainConfig, Trainer};
+use crate::optimize::{OptimizerConfig, Trainer};
 
 /// The `format` field of every metadata file.
 pub const FORMAT: &str = "brandubh-net-checkpoint";
@@ -174,7 +174,7 @@ pub struct OptimizerMeta {
     /// FNV-1a 64 hash, 16 hex digits.
     pub fnv1a64: String,
     /// The trainer's settings; the state is restored only into the same kind of optimizer.
-    pub train_config: TrainConfig,
+    pub train_config: OptimizerConfig,
 }
 
 /// What [`save`] records besides the weights.
@@ -440,7 +440,7 @@ pub fn load_training(
     path: impl AsRef<Path>,
     device: &Device,
     expected: Option<&NetConfig>,
-    config: TrainConfig,
+    config: OptimizerConfig,
 ) -> Result<(Trainer, CheckpointMeta), CheckpointError> {
     let (_, meta_path) = paths(path.as_ref());
     let (mut model, meta) = load(&meta_path, device, expected)?;

@@ -5,8 +5,8 @@
 //!   pure functions that commute with the 8 symmetries of the board;
 //! - [`model`]: [`NetConfig`] and [`PolicyValueNet`] (`#[derive(Module)]`), generic over
 //!   burn's device (`Device::flex()` by default; GPU backends are passthrough features);
-//! - [`train`]: batches, the loss (policy cross-entropy over legal moves + value MSE) and
-//!   [`train::Trainer`] doing one Adam or SGD-with-momentum step;
+//! - [`optimize`]: batches, the loss (policy cross-entropy over legal moves + value MSE) and
+//!   [`optimize::Trainer`] doing one Adam or SGD-with-momentum step;
 //! - [`checkpoint`]: safetensors weights + JSON metadata, written atomically, checked on load;
 //! - [`fast`]: an inference-only forward pass in plain Rust (batch norm folded, SIMD chosen
 //!   at run time), several times faster than burn's on the CPU;
@@ -33,13 +33,15 @@ pub mod encoding;
 mod evaluator;
 pub mod fast;
 pub mod model;
-pub mod train;
+pub mod optimize;
 
 pub use checkpoint::{CheckpointError, CheckpointMeta, SaveOptions};
 pub use evaluator::{NetEvaluator, legal_softmax};
 pub use fast::FastNet;
 pub use model::{FoldedNet, NetConfig, NetOutput, PolicyValueNet};
-pub use train::{Batch, BatchBuilder, BatchError, OptimizerKind, StepStats, TrainConfig, Trainer};
+pub use optimize::{
+    Batch, BatchBuilder, BatchError, OptimizerConfig, OptimizerKind, StepStats, Trainer,
+};
 
 /// burn's device type, re-exported so callers need not depend on burn to pick one.
 pub use burn::tensor::Device;

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use brandubh_net::checkpoint::{self, CheckpointError, SaveOptions};
 use brandubh_net::encoding::{self, INPUT_SIZE};
-use brandubh_net::train::{OptimizerKind, TrainConfig, Trainer};
+use brandubh_net::optimize::{OptimizerConfig, OptimizerKind, Trainer};
 use brandubh_net::{NetConfig, PolicyValueNet};
 use burn::module::Module;
 use burn::tensor::Device;
@@ -77,7 +77,7 @@ fn autodiff_trained_model_loads_on_plain_flex_with_equal_outputs() {
         checkpoint::load(dir.0.join("ckpt-4"), &plain.autodiff(), None).expect("load");
     assert!(max_diff(&outputs(&resumed).0, &a.0) < 1e-5);
     // ... and its parameters still train.
-    let mut trainer = Trainer::new(resumed, TrainConfig::default());
+    let mut trainer = Trainer::new(resumed, OptimizerConfig::default());
     let batch = random_batch(8, 2).build(trainer.device());
     trainer.step(&batch, 1e-2);
     assert!(
@@ -255,9 +255,9 @@ fn training_checkpoint_resumes_the_optimizer_exactly() {
     let dir = TempDir::new("resume");
     let device = Device::flex().autodiff();
     for optimizer in [OptimizerKind::Adam, OptimizerKind::Sgd { momentum: 0.9 }] {
-        let config = TrainConfig {
+        let config = OptimizerConfig {
             optimizer,
-            ..TrainConfig::default()
+            ..OptimizerConfig::default()
         };
         let mut a = Trainer::new(small().init(&device), config);
         let batch = random_batch(8, 6).build(a.device());
@@ -303,7 +303,7 @@ fn training_checkpoint_resumes_the_optimizer_exactly() {
 fn corrupt_optimizer_state_is_reported() {
     let dir = TempDir::new("optcorrupt");
     let device = Device::flex().autodiff();
-    let mut t = Trainer::new(small().init(&device), TrainConfig::default());
+    let mut t = Trainer::new(small().init(&device), OptimizerConfig::default());
     let batch = random_batch(4, 8).build(t.device());
     t.step(&batch, 1e-2);
     let stem = dir.0.join("o");
@@ -311,15 +311,16 @@ fn corrupt_optimizer_state_is_reported() {
     let path = checkpoint::optimizer_path(&stem);
     let good = fs::read(&path).expect("read");
     fs::write(&path, &good[..good.len() / 2]).expect("write");
-    let err = checkpoint::load_training(&stem, &device, None, TrainConfig::default()).unwrap_err();
+    let err =
+        checkpoint::load_training(&stem, &device, None, OptimizerConfig::default()).unwrap_err();
     assert!(matches!(err, CheckpointError::Corrupt { .. }), "{err}");
     assert!(err.to_string().contains("o.optim.bpk"), "{err}");
     // The weights alone still load.
     checkpoint::load(&stem, &Device::flex(), None).expect("weights load");
     // Another optimizer kind ignores the saved state.
-    let sgd = TrainConfig {
+    let sgd = OptimizerConfig {
         optimizer: OptimizerKind::Sgd { momentum: 0.9 },
-        ..TrainConfig::default()
+        ..OptimizerConfig::default()
     };
     checkpoint::load_training(&stem, &device, None, sgd).expect("fresh sgd");
 }

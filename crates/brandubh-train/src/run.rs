@@ -24,9 +24,7 @@ use std::time::Instant;
 
 use brandubh_fs::FsError;
 use brandubh_net::checkpoint::{self, CheckpointError, SaveOptions};
-use brandubh_net::train::{
-    BatchBuilder, OptimizerKind, StepStats, TrainConfig as NetTrainConfig, Trainer,
-};
+use brandubh_net::optimize::{BatchBuilder, OptimizerConfig, OptimizerKind, StepStats, Trainer};
 use brandubh_net::{Device, FastNet, NetConfig, NetEvaluator};
 use brandubh_rules::{Move, Side, Symmetry};
 use brandubh_run::config::{ConfigError, Optimizer, RunConfig};
@@ -215,9 +213,9 @@ pub fn net_config(config: &RunConfig) -> NetConfig {
         .with_blocks(config.model.blocks as usize)
 }
 
-fn net_train_config(config: &RunConfig) -> NetTrainConfig {
+fn net_train_config(config: &RunConfig) -> OptimizerConfig {
     let t = &config.training;
-    NetTrainConfig {
+    OptimizerConfig {
         optimizer: match t.optimizer {
             Optimizer::Adam => OptimizerKind::Adam,
             Optimizer::Sgd => OptimizerKind::Sgd {

@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use brandubh_net::train::{BatchBuilder, TrainConfig, Trainer};
+use brandubh_net::optimize::{BatchBuilder, OptimizerConfig, Trainer};
 use brandubh_net::{NetConfig, PolicyValueNet};
 use brandubh_rules::{Game, Position, Symmetry};
 use brandubh_search::Leaf;
@@ -57,7 +57,7 @@ pub fn random_batch(n: usize, seed: u64) -> BatchBuilder {
 /// statistics and weights are far from their initial values.
 pub fn trained_model(config: &NetConfig, steps: usize) -> PolicyValueNet {
     let device = Device::flex().autodiff();
-    let mut trainer = Trainer::new(config.init(&device), TrainConfig::default());
+    let mut trainer = Trainer::new(config.init(&device), OptimizerConfig::default());
     let batch = random_batch(32, 11).build(trainer.device());
     for _ in 0..steps {
         trainer.step(&batch, 1e-2);

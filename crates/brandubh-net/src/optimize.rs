@@ -1,15 +1,15 @@
-//! Batches, the loss and one optimizer step. The training loop itself (replay buffer,
-//! schedule, logging) belongs to the training crate.
+//! Batches, the loss and one optimizer step ([`Trainer::step`]). The training loop
+//! (self-play, replay window, schedule, checkpoints) is the `brandubh-train` crate.
 //!
 //! ```
-//! use brandubh_net::train::{BatchBuilder, Trainer, TrainConfig};
+//! use brandubh_net::optimize::{BatchBuilder, Trainer, OptimizerConfig};
 //! use brandubh_net::NetConfig;
 //! use brandubh_rules::{Position, Symmetry};
 //! use burn::tensor::Device;
 //!
 //! let device = Device::flex().autodiff();
 //! let model = NetConfig::new().with_channels(8).with_blocks(1).init(&device);
-//! let mut trainer = Trainer::new(model, TrainConfig::default());
+//! let mut trainer = Trainer::new(model, OptimizerConfig::default());
 //!
 //! let position = Position::start();
 //! let moves = position.legal_moves();
@@ -18,7 +18,7 @@
 //! batch.push_position(&position, 1, &moves, &policy, 0.0, Symmetry::Identity)?;
 //! let stats = trainer.step(&batch.build(trainer.device()), 1e-3);
 //! assert!(stats.policy_loss.is_finite());
-//! # Ok::<(), brandubh_net::train::BatchError>(())
+//! # Ok::<(), brandubh_net::optimize::BatchError>(())
 //! ```
 
 use brandubh_rules::{Move, Position, Symmetry};
@@ -338,7 +338,7 @@ pub enum OptimizerKind {
 
 /// Settings of a [`Trainer`]; the learning rate is given to each step.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TrainConfig {
+pub struct OptimizerConfig {
     /// The optimizer.
     pub optimizer: OptimizerKind,
     /// L2 penalty added to every gradient (`grad += weight_decay * param`).
@@ -347,10 +347,10 @@ pub struct TrainConfig {
     pub value_weight: f32,
 }
 
-impl Default for TrainConfig {
+impl Default for OptimizerConfig {
     /// Adam, weight decay 1e-4, value weight 1.
     fn default() -> Self {
-        TrainConfig {
+        OptimizerConfig {
             optimizer: OptimizerKind::Adam,
             weight_decay: 1e-4,
             value_weight: 1.0,
@@ -358,7 +358,7 @@ impl Default for TrainConfig {
     }
 }
 
-impl TrainConfig {
+impl OptimizerConfig {
     /// A fresh optimizer with these settings.
     #[must_use]
     pub fn optimizer(&self) -> ModuleOptimizer {
@@ -396,7 +396,7 @@ pub struct Trainer {
     model: PolicyValueNet,
     device: Device,
     optimizer: OptimizerState,
-    config: TrainConfig,
+    config: OptimizerConfig,
     steps: u64,
 }
 
@@ -413,7 +413,7 @@ impl Trainer {
     /// Trains `model`, which must live on an autodiff device (e.g.
     /// `Device::flex().autodiff()`), with a fresh optimizer.
     #[must_use]
-    pub fn new(model: PolicyValueNet, config: TrainConfig) -> Trainer {
+    pub fn new(model: PolicyValueNet, config: OptimizerConfig) -> Trainer {
         Trainer {
             optimizer: OptimizerState(config.optimizer()),
             device: model.stem.conv.weight.val().device(),
@@ -493,7 +493,7 @@ impl Trainer {
     pub(crate) fn from_parts(
         model: PolicyValueNet,
         optimizer: ModuleOptimizer,
-        config: TrainConfig,
+        config: OptimizerConfig,
         steps: u64,
     ) -> Trainer {
         Trainer {
@@ -507,7 +507,7 @@ impl Trainer {
 
     /// The settings.
     #[must_use]
-    pub fn config(&self) -> &TrainConfig {
+    pub fn config(&self) -> &OptimizerConfig {
         &self.config
     }
 }

@@ -3,7 +3,9 @@
 mod common;
 
 use brandubh_net::encoding::{self, INPUT_SIZE, POLICY_SIZE};
-use brandubh_net::train::{self, BatchBuilder, BatchError, OptimizerKind, TrainConfig, Trainer};
+use brandubh_net::optimize::{
+    self, BatchBuilder, BatchError, OptimizerConfig, OptimizerKind, Trainer,
+};
 use brandubh_net::{NetConfig, legal_softmax};
 use brandubh_rules::{Move, Position, Symmetry};
 use burn::module::Module;
@@ -59,7 +61,7 @@ fn loss_is_cross_entropy_over_legal_moves_plus_value_mse() {
     }
     want_policy /= leaves.len() as f64;
     want_value /= leaves.len() as f64;
-    let l = train::losses(&model, &builder.build(&device), 0.5);
+    let l = optimize::losses(&model, &builder.build(&device), 0.5);
     let policy = l.policy.into_scalar::<f32>();
     let value = l.value.into_scalar::<f32>();
     let total = l.total.into_scalar::<f32>();
@@ -76,9 +78,9 @@ fn loss_is_cross_entropy_over_legal_moves_plus_value_mse() {
 
 fn overfits(optimizer: OptimizerKind, lr: f64) {
     let device = Device::flex().autodiff();
-    let config = TrainConfig {
+    let config = OptimizerConfig {
         optimizer,
-        ..TrainConfig::default()
+        ..OptimizerConfig::default()
     };
     let mut trainer = Trainer::new(small().init(&device), config);
     // One-hot policy targets and values of ±1: the minimum loss is 0.
@@ -130,7 +132,7 @@ fn sgd_momentum_step_reduces_the_loss() {
 #[test]
 fn training_moves_weights_and_valid_model_is_plain() {
     let device = Device::flex().autodiff();
-    let mut trainer = Trainer::new(small().init(&device), TrainConfig::default());
+    let mut trainer = Trainer::new(small().init(&device), OptimizerConfig::default());
     let before = trainer
         .model()
         .valid()
