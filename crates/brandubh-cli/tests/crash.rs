@@ -185,6 +185,10 @@ fn check_files(dir: &RunDir, config: &RunConfig) {
     }
     let expected = run::net_config(config);
     for (_, stem) in dir.list_checkpoints().expect("list checkpoints") {
+        // A save writes the weights, then the metadata: without metadata it never completed.
+        if !checkpoint::paths(&stem).1.is_file() {
+            continue;
+        }
         if let Err(e) = checkpoint::load(&stem, &Device::flex(), Some(&expected)) {
             panic!("checkpoint does not load after a kill: {e}");
         }

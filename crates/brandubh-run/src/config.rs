@@ -502,6 +502,16 @@ impl RunConfig {
     /// Checks every value against its documented range; the error names the first
     /// offending key.
     pub fn validate(&self) -> Result<(), ValueError> {
+        self.validate_top_level()?;
+        self.validate_model()?;
+        self.validate_search()?;
+        self.validate_selfplay()?;
+        self.validate_training()?;
+        self.validate_evaluation()
+    }
+
+    /// `name`, `seed`, `iterations`.
+    fn validate_top_level(&self) -> Result<(), ValueError> {
         let name_ok = !self.name.is_empty()
             && self.name.len() <= 64
             && !self.name.starts_with('.')
@@ -520,11 +530,19 @@ impl RunConfig {
         }
         int("seed", self.seed, 0, i64::MAX as u64)?;
         int("iterations", self.iterations, 1, 1_000_000)?;
+        Ok(())
+    }
 
+    /// `[model]`.
+    fn validate_model(&self) -> Result<(), ValueError> {
         let m = &self.model;
         int("model.channels", m.channels, 1, 1024)?;
         int("model.blocks", m.blocks, 1, 64)?;
+        Ok(())
+    }
 
+    /// `[search]`: the search crate's checks, and this crate's limit on simulations.
+    fn validate_search(&self) -> Result<(), ValueError> {
         let s = &self.search;
         int("search.simulations", s.simulations, 1, 100_000)?;
         s.validate().map_err(|e| {
@@ -533,8 +551,12 @@ impl RunConfig {
                 format!("must be {}, got {}", e.expected, e.value),
             )
         })?;
+        Ok(())
+    }
 
-        let p = &self.selfplay;
+    /// `[selfplay]`.
+    fn validate_selfplay(&self) -> Result<(), ValueError> {
+        let (p, s) = (&self.selfplay, &self.search);
         int(
             "selfplay.games_per_iteration",
             p.games_per_iteration,
@@ -581,7 +603,11 @@ impl RunConfig {
                 format!("must be at most selfplay.ply_cap ({}), got {n}", p.ply_cap),
             ));
         }
+        Ok(())
+    }
 
+    /// `[training]`.
+    fn validate_training(&self) -> Result<(), ValueError> {
         let t = &self.training;
         int("training.batch_size", t.batch_size, 1, 65_536)?;
         int(
@@ -658,7 +684,11 @@ impl RunConfig {
         if let Some(r) = t.max_sample_reuse {
             float("training.max_sample_reuse", r, Open(0.0), Closed(1000.0))?;
         }
+        Ok(())
+    }
 
+    /// `[evaluation]`.
+    fn validate_evaluation(&self) -> Result<(), ValueError> {
         let e = &self.evaluation;
         int("evaluation.matches", e.matches, 0, 10_000)?;
         if e.baseline.trim().is_empty()
