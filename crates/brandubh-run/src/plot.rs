@@ -333,13 +333,12 @@ pub fn write_plot(path: &Path, records: &[IterationMetrics], title: &str) -> Res
 mod tests {
     use super::*;
     use crate::metrics::tests::fake;
-    use crate::test_dir::TestDir;
 
     const PNG_SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1a, b'\n'];
 
     #[test]
     fn writes_a_png_from_a_few_metrics_lines() {
-        let dir = TestDir::new("plot");
+        let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("learning_curves.png");
         let records: Vec<_> = (1..=12).map(fake).collect();
         write_plot(&path, &records, "run quick").unwrap();
