@@ -7,6 +7,11 @@
 //! binary (`assets/`), so no system font or library is needed. The image is rendered in
 //! memory, encoded with the `png` crate and written with
 //! [`brandubh_fs::write_atomic`].
+//!
+//! The font and the PNG plumbing are public for the other plots of the project (the
+//! ladder's, in `brandubh-eval`): [`FONT_FAMILY`] names the embedded font and
+//! [`render_png_with`] runs a drawing on an in-memory image and encodes it.
+>>>>>>> 3b918ce (The ladder plot draws with brandubh-run's font and PNG plumbing instead of a cross-crate include_bytes! (issue 13))
 
 use std::path::Path;
 use std::sync::OnceLock;
@@ -24,7 +29,10 @@ pub const PLOT_SIZE: (u32, u32) = (1600, 1000);
 
 /// The embedded font (see `assets/LICENSE-DejaVu.txt`).
 static FONT: &[u8] = include_bytes!("../assets/DejaVuSans-subset.ttf");
-const FAMILY: &str = "sans-serif";
+/// The font family to draw text with inside [`render_png_with`]: the embedded DejaVu Sans
+/// subset.
+pub const FONT_FAMILY: &str = "sans-serif";
+const FAMILY: &str = FONT_FAMILY;
 
 /// Rendering failed (plotters' or png's message).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -204,7 +212,6 @@ fn draw(
     size: (u32, u32),
     buf: &mut [u8],
 ) -> Result<(), String> {
-    register()?;
     let root = BitMapBackend::with_buffer(buf, size).into_drawing_area();
     let err = |e: &dyn std::fmt::Display| e.to_string();
     root.fill(&WHITE).map_err(|e| err(&e))?;
@@ -300,9 +307,20 @@ pub fn render_png(
     title: &str,
     size: (u32, u32),
 ) -> Result<Vec<u8>, RenderError> {
+    render_png_with(size, |buf| draw(records, title, size, buf))
+}
+
+/// Runs `draw` on a white RGB image of `size` pixels (`size.0 × size.1 × 3` bytes, for
+/// plotters' `BitMapBackend::with_buffer`) with [`FONT_FAMILY`] registered, and encodes
+/// the result as PNG. `draw` reports failure as text (plotters' message).
+pub fn render_png_with(
+    size: (u32, u32),
+    draw: impl FnOnce(&mut [u8]) -> Result<(), String>,
+) -> Result<Vec<u8>, RenderError> {
     let (w, h) = size;
+    register().map_err(RenderError)?;
     let mut buf = vec![255u8; w as usize * h as usize * 3];
-    draw(records, title, size, &mut buf).map_err(RenderError)?;
+    draw(&mut buf).map_err(RenderError)?;
     let mut png_bytes = Vec::new();
     let mut encoder = png::Encoder::new(&mut png_bytes, w, h);
     encoder.set_color(png::ColorType::Rgb);
