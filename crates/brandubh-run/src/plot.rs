@@ -11,7 +11,6 @@
 //! The font and the PNG plumbing are public for the other plots of the project (the
 //! ladder's, in `brandubh-eval`): [`FONT_FAMILY`] names the embedded font and
 //! [`render_png_with`] runs a drawing on an in-memory image and encodes it.
->>>>>>> 3b918ce (The ladder plot draws with brandubh-run's font and PNG plumbing instead of a cross-crate include_bytes! (issue 13))
 
 use std::path::Path;
 use std::sync::OnceLock;
