@@ -307,7 +307,13 @@ fn evaluation_is_asked_to_search_with_the_runs_settings() {
     config.search.c_puct = 2.0;
     config.search.gumbel_c_scale = 0.1;
     let mut recording = Recording::default();
-    run::train(&config, &options(&run_dir, None), &mut Quiet, &mut recording).unwrap();
+    run::train(
+        &config,
+        &options(&run_dir, None),
+        &mut Quiet,
+        &mut recording,
+    )
+    .unwrap();
     let expected: Vec<_> = (1..=2)
         .map(|n| (n, config.search.clone(), config.evaluation.sims))
         .collect();
