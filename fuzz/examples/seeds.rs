@@ -92,8 +92,8 @@ fn main() {
     write("chunk", "small-body", &bytes[replay::HEADER_LEN..]);
 
     // Checkpoints: a saved tiny network's metadata and weights.
-    let dir = std::env::temp_dir().join(format!("brandubh-fuzz-seeds-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("create a temporary directory");
+    let tmp = tempfile::tempdir().expect("create a temporary directory");
+    let dir = tmp.path();
     for (c, b) in [(0u8, 0u8), (1, 1)] {
         let config: NetConfig = brandubh_fuzz::checkpoint::weights_config(c, b);
         let device = Device::flex();
@@ -135,7 +135,7 @@ fn main() {
         framed.extend_from_slice(&file[32..]);
         write("agent_file", &format!("blocks-c{c}b{b}"), &framed);
     }
-    std::fs::remove_dir_all(&dir).ok();
+    drop(tmp);
 
     // Configurations: the shipped ones.
     let configs = root.join("../configs");
@@ -173,10 +173,7 @@ fn main() {
 /// A random legal game of at most `cap` plies.
 fn random_game(rng: &mut impl Rng, cap: usize) -> Game {
     let mut g = Game::default();
-    while !g.is_over() && g.ply() < cap {
-        let moves = g.legal_moves();
-        g.play_unchecked(moves[rng.random_range(0..moves.len())]);
-    }
+    g.random_playout(cap, |n| rng.random_range(0..n));
     g
 }
 

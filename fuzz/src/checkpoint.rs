@@ -3,44 +3,22 @@
 //!
 //! Shared by the fuzz targets `checkpoint_meta` and `checkpoint_weights` and by
 //! `crates/brandubh-net/tests/fuzz_corpus.rs`, which includes this file with `#[path]`: it
-//! may name only `brandubh_net`, `brandubh_rules`, `serde_json` and `std`.
+//! may name only `brandubh_net`, its dependencies `brandubh_fs`, `brandubh_rules` and
+//! `serde_json`, `tempfile` (a dev-dependency there) and `std`.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use brandubh_net::checkpoint::{self, CheckpointMeta, FORMAT, FORMAT_VERSION};
 use brandubh_net::encoding::{self, ENCODING_VERSION};
 use brandubh_net::{Device, FastNet, NetConfig};
 use brandubh_rules::Position;
 
-/// A scratch directory of this process and thread (fuzz targets and tests run in
-/// parallel), removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Scratch {
-        let dir = std::env::temp_dir().join(format!(
-            "brandubh-fuzz-{}-{:?}",
-            std::process::id(),
-            std::thread::current().id()
-        ));
-        std::fs::create_dir_all(&dir).expect("create the scratch directory");
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// `data` as a checkpoint's metadata file: [`checkpoint::read_meta`] and
 /// [`checkpoint::load`] never panic, errors are one line naming a file of the checkpoint,
 /// and accepted metadata is within the documented limits.
 pub fn meta(data: &[u8]) {
-    let dir = Scratch::new();
-    let stem = dir.0.join("ck");
+    let dir = tempfile::tempdir().expect("create a scratch directory");
+    let stem = dir.path().join("ck");
     let (_, meta_path) = checkpoint::paths(&stem);
     std::fs::write(&meta_path, data).expect("write the metadata file");
     match checkpoint::read_meta(&stem) {
@@ -81,8 +59,8 @@ pub fn weights(data: &[u8]) {
         return;
     };
     let config = weights_config(*c, *b);
-    let dir = Scratch::new();
-    let stem = dir.0.join("w");
+    let dir = tempfile::tempdir().expect("create a scratch directory");
+    let stem = dir.path().join("w");
     let (weights_path, meta_path) = checkpoint::paths(&stem);
     let meta = CheckpointMeta {
         format: FORMAT.to_owned(),
@@ -92,7 +70,7 @@ pub fn weights(data: &[u8]) {
         step: 0,
         weights_file: "w.safetensors".to_owned(),
         weights_bytes: bytes.len() as u64,
-        weights_fnv1a64: format!("{:016x}", fnv1a64(bytes)),
+        weights_fnv1a64: format!("{:016x}", brandubh_fs::fnv1a64(bytes)),
         burn_version: "0.22.1".to_owned(),
         created_unix_s: 0,
         extra: BTreeMap::new(),
@@ -110,16 +88,6 @@ pub fn weights(data: &[u8]) {
         }
         Err(e) => assert_one_line(&e.to_string(), "w.safetensors"),
     }
-}
-
-/// 64-bit FNV-1a, as the metadata records it.
-fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
 }
 
 fn assert_one_line(message: &str, names: &str) {

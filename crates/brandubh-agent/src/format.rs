@@ -48,6 +48,11 @@ pub(crate) struct Blocks<'a> {
 /// # Panics
 /// If `meta` is longer than `u32::MAX` bytes.
 #[must_use]
+#[expect(
+    clippy::expect_used,
+    reason = "the metadata block is the JSON of an `AgentMeta`, a few kilobytes; 4 GiB of \
+              JSON cannot come from a command line (documented under # Panics)"
+)]
 pub fn encode(meta: &[u8], weights: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER_LEN + meta.len() + weights.len());
     out.extend_from_slice(&MAGIC);

@@ -5,6 +5,8 @@
 use brandubh_net::NetConfig;
 use brandubh_search::SearchSettings;
 use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
 
 /// The rule set every agent of this build plays (RULES.md).
 pub const RULES_NAME: &str = "Brandubh 2.5W";
@@ -129,27 +131,16 @@ pub(crate) fn now_unix_s() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// `YYYY-MM-DDTHH:MM:SSZ` for seconds since the Unix epoch (proleptic Gregorian, UTC).
+/// `YYYY-MM-DDTHH:MM:SSZ` (RFC 3339, UTC) for seconds since the Unix epoch, e.g.
+/// `2026-11-29T14:45:27Z`. A time after 9999-12-31T23:59:59Z (only a damaged clock or file
+/// gives one) is written `unix time SECONDS`.
 #[must_use]
 pub fn utc_date(unix_s: u64) -> String {
-    let days = (unix_s / 86_400) as i64;
-    let secs = unix_s % 86_400;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60
-    )
+    i64::try_from(unix_s)
+        .ok()
+        .and_then(|s| OffsetDateTime::from_unix_timestamp(s).ok())
+        .and_then(|t| t.format(&Rfc3339).ok())
+        .unwrap_or_else(|| format!("unix time {unix_s}"))
 }
 
 #[cfg(test)]
@@ -162,5 +153,9 @@ mod tests {
         assert_eq!(utc_date(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(utc_date(1_700_000_000), "2023-11-14T22:13:20Z");
         assert_eq!(utc_date(4_102_444_799), "2099-12-31T23:59:59Z");
+        assert_eq!(utc_date(1_795_963_527), "2026-11-29T14:45:27Z");
+        assert_eq!(utc_date(253_402_300_799), "9999-12-31T23:59:59Z");
+        assert_eq!(utc_date(253_402_300_800), "unix time 253402300800");
+        assert_eq!(utc_date(u64::MAX), format!("unix time {}", u64::MAX));
     }
 }

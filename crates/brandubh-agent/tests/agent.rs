@@ -1,5 +1,11 @@
 //! The agent file: export → load fidelity, damaged files, analysis and players.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests may unwrap: a panic is a failed test"
+)]
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -13,14 +19,6 @@ use brandubh_net::{Device, FastNet, NetConfig, NetEvaluator, PolicyValueNet};
 use brandubh_rules::{Game, Position};
 use brandubh_search::{Algorithm, SearchSettings};
 use brandubh_search::{MctsPlayer, Player};
-
-/// A fresh directory for one test.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("brandubh-agent-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn tiny_model() -> PolicyValueNet {
     NetConfig::new()
@@ -70,8 +68,9 @@ fn some_positions() -> Vec<(Position, u32)> {
 
 #[test]
 fn export_then_load_gives_identical_outputs_and_moves() {
-    let dir = temp_dir("export");
-    let (model, stem) = tiny_checkpoint(&dir);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let (model, stem) = tiny_checkpoint(dir);
     let out = dir.join("tiny.agent");
     let options = ExportOptions {
         name: "tiny".into(),
@@ -130,12 +129,12 @@ fn export_then_load_gives_identical_outputs_and_moves() {
         assert_eq!(m1, m2, "ply {}", game.ply());
         game.play(m1).unwrap();
     }
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn saving_a_loaded_agent_writes_the_same_bytes() {
-    let dir = temp_dir("resave");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let bytes = tiny_agent_bytes();
     let a = dir.join("a.agent");
     std::fs::write(&a, &bytes).unwrap();
@@ -145,13 +144,12 @@ fn saving_a_loaded_agent_writes_the_same_bytes() {
     assert_eq!(agent.save(&b).unwrap(), bytes.len() as u64);
     assert_eq!(std::fs::read(&b).unwrap(), bytes);
     // No temporary file is left behind.
-    let names: Vec<_> = std::fs::read_dir(&dir)
+    let names: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(names.len(), 2, "{names:?}");
     assert_eq!(Agent::read_meta(&b).unwrap(), *agent.meta());
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// The message is one line and starts with the file.

@@ -2,21 +2,18 @@
 //! (`fuzz/corpus/agent_file`) goes through the same checks the fuzzer runs
 //! (`fuzz/src/agent.rs`).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests may unwrap: a panic is a failed test"
+)]
+
 #[path = "../../../fuzz/src/agent.rs"]
 mod agent;
-
-use std::path::Path;
+#[path = "../../../fuzz/src/corpus.rs"]
+mod corpus;
 
 #[test]
 fn agent_file_corpus() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/agent_file");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("a corpus entry").path())
-        .collect();
-    files.sort();
-    assert!(!files.is_empty(), "{}: empty corpus", dir.display());
-    for file in files {
-        agent::load(&std::fs::read(&file).expect("read a corpus file"));
-    }
+    corpus::replay("agent_file", agent::load);
 }

@@ -1,6 +1,12 @@
 //! The CLI contract of issue 7 (`brandubh export`, `play`, `analyze`, agent specs), through
 //! the binary.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests may unwrap: a panic is a failed test"
+)]
+
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -46,13 +52,9 @@ fn stderr(o: &Output) -> String {
 }
 
 /// A fresh directory in Cargo's scratch directory for integration tests (inside the target
-/// directory, so nothing is left behind in the system's temporary directory).
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("brandubh-cli-agent-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// directory), removed on drop.
+fn temp_dir() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
 }
 
 fn s(p: &Path) -> &str {
@@ -64,7 +66,8 @@ fn s(p: &Path) -> &str {
 fn tiny_agent() -> &'static Path {
     static AGENT: OnceLock<PathBuf> = OnceLock::new();
     AGENT.get_or_init(|| {
-        let dir = temp_dir("shared");
+        // Shared by every test of the process, so kept (in the target directory).
+        let dir = temp_dir().keep();
         let ckpts = dir.join("run").join("checkpoints");
         std::fs::create_dir_all(&ckpts).unwrap();
         // Seeded weights: with fresh random weights each run, the scripted game of
@@ -93,7 +96,8 @@ fn tiny_agent() -> &'static Path {
 
 #[test]
 fn export_from_a_trained_run_then_analyze_and_match() {
-    let dir = temp_dir("run");
+    let tmp = temp_dir();
+    let dir = tmp.path().to_path_buf();
     let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml");
     let run = dir.join("run");
     let o = brandubh(&["train", "--config", s(&config), "--run", s(&run), "--quiet"]);
@@ -153,12 +157,12 @@ fn export_from_a_trained_run_then_analyze_and_match() {
         "2",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn export_refuses_bad_arguments() {
-    let dir = temp_dir("export-bad");
+    let tmp = temp_dir();
+    let dir = tmp.path().to_path_buf();
     let o = brandubh(&["export", s(&dir), "--out", s(&dir.join("x.bin"))]);
     assert!(!o.status.success());
     assert_eq!(
@@ -184,7 +188,6 @@ fn export_refuses_bad_arguments() {
         stderr(&o)
     );
     assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -410,7 +413,8 @@ fn play_ends_with_the_result_and_its_rule() {
 
 #[test]
 fn damaged_agent_files_give_one_line_errors() {
-    let dir = temp_dir("damaged");
+    let tmp = temp_dir();
+    let dir = tmp.path().to_path_buf();
     let good = std::fs::read(tiny_agent()).unwrap();
     let flipped = dir.join("flipped.agent");
     let mut bytes = good.clone();
@@ -481,5 +485,4 @@ fn damaged_agent_files_give_one_line_errors() {
         "1",
     ]);
     assert_eq!(o.status.code(), Some(2));
-    std::fs::remove_dir_all(&dir).ok();
 }

@@ -1,5 +1,11 @@
 //! The CLI contract of issue 2, driven through the built binary.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests may unwrap: a panic is a failed test"
+)]
+
 use std::process::{Command, Output};
 
 fn brandubh(args: &[&str]) -> Output {

@@ -16,6 +16,12 @@
 //! checkpoint decodes, one metrics line per iteration, and exactly `games_per_iteration`
 //! games in the chunks of every iteration.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests may unwrap: a panic is a failed test"
+)]
+
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -1,6 +1,11 @@
 //! The CLI contract of issue 6 (`brandubh match`, `brandubh ladder`), through the binary.
 
-use std::path::PathBuf;
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests may unwrap: a panic is a failed test"
+)]
+
 use std::process::{Command, Output};
 
 use brandubh_net::checkpoint::{self, SaveOptions};
@@ -153,20 +158,11 @@ fn bad_agent_specs_are_one_line_errors() {
     }
 }
 
-/// A fresh directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 #[test]
 fn ladder_prints_a_table_and_writes_its_files() {
-    let dir =
-        TempDir(std::env::temp_dir().join(format!("brandubh-cli-ladder-{}", std::process::id())));
-    let ckpts = dir.0.join("checkpoints");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let ckpts = dir.join("checkpoints");
     std::fs::create_dir_all(&ckpts).unwrap();
     let config = NetConfig::new().with_channels(8).with_blocks(1);
     for i in 1..=2u64 {
@@ -178,7 +174,7 @@ fn ladder_prints_a_table_and_writes_its_files() {
         )
         .unwrap();
     }
-    let run = dir.0.to_str().unwrap();
+    let run = dir.to_str().unwrap();
     let args = [
         "ladder",
         run,
@@ -205,8 +201,8 @@ fn ladder_prints_a_table_and_writes_its_files() {
         assert!(out.contains(word), "{word}: {out}");
     }
     assert!(out.contains("6 matches played, 0 reused"), "{out}");
-    assert!(dir.0.join("elo.png").is_file());
-    assert!(dir.0.join("ladder/games.jsonl").is_file());
+    assert!(dir.join("elo.png").is_file());
+    assert!(dir.join("ladder/games.jsonl").is_file());
     let again = brandubh(&args);
     assert!(
         stdout(&again).contains("0 matches played, 6 reused"),

@@ -1,7 +1,13 @@
 //! Hardening (issue 9): bad invocations of every subcommand and damaged files give a
 //! one-line error and a non-zero exit, never a panic.
 
-use std::path::{Path, PathBuf};
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests may unwrap: a panic is a failed test"
+)]
+
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn brandubh(args: &[&str]) -> Output {
@@ -25,27 +31,9 @@ fn error_lines(o: &Output) -> Vec<String> {
         .collect()
 }
 
-/// A fresh directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("brandubh-hardening-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create a temporary directory");
-        TempDir(dir)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A fresh directory in Cargo's scratch directory for integration tests, removed on drop.
+fn temp_dir() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("create a temporary directory")
 }
 
 fn s(p: &Path) -> &str {
@@ -56,15 +44,21 @@ fn s(p: &Path) -> &str {
 /// it twice (`cannot read: No such file …: No such file …`).
 #[test]
 fn an_error_shows_its_cause_once() {
-    let tmp = TempDir::new("cause");
-    let missing = tmp.path("missing.toml");
-    let bad = tmp.path("bad.toml");
+    let tmp = temp_dir();
+    let missing = tmp.path().join("missing.toml");
+    let bad = tmp.path().join("bad.toml");
     std::fs::write(&bad, "name = \"a b\"\n").unwrap();
     for (config, cause) in [
         (&missing, "No such file or directory"),
         (&bad, "must be 1-64 characters"),
     ] {
-        let o = brandubh(&["train", "--config", s(config), "--run", s(&tmp.path("run"))]);
+        let o = brandubh(&[
+            "train",
+            "--config",
+            s(config),
+            "--run",
+            s(&tmp.path().join("run")),
+        ]);
         assert!(!o.status.success());
         let errors = error_lines(&o);
         assert_eq!(errors.len(), 1, "{}", stderr(&o));
@@ -91,23 +85,23 @@ fn bad(args: &[&str], says: &str) -> Bad {
 /// file), nothing on stdout, no panic.
 #[test]
 fn bad_invocations_of_every_subcommand_fail_with_a_usage_message() {
-    let tmp = TempDir::new("args");
+    let tmp = temp_dir();
     let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml");
     let tiny = s(&tiny);
-    let dir = s(&tmp.0);
-    let file = tmp.path("plain-file");
+    let dir = s(tmp.path());
+    let file = tmp.path().join("plain-file");
     std::fs::write(&file, "not a directory").unwrap();
     let under_file = file.join("run");
-    let binary = tmp.path("binary.toml");
+    let binary = tmp.path().join("binary.toml");
     std::fs::write(&binary, [0xff, 0xfe, 0x00, 0x9f]).unwrap();
-    let out_of_range = tmp.path("range.toml");
+    let out_of_range = tmp.path().join("range.toml");
     std::fs::write(&out_of_range, "[search]\nsimulations = 0\n").unwrap();
-    let unknown_key = tmp.path("key.toml");
+    let unknown_key = tmp.path().join("key.toml");
     std::fs::write(&unknown_key, "[selfplay]\ngmes_per_iteration = 4\n").unwrap();
     let (file, under_file, binary) = (s(&file), s(&under_file), s(&binary));
     let (out_of_range, unknown_key) = (s(&out_of_range), s(&unknown_key));
-    let run = s(&tmp.0.join("run")).to_owned();
-    let out = s(&tmp.0.join("out.agent")).to_owned();
+    let run = s(&tmp.path().join("run")).to_owned();
+    let out = s(&tmp.path().join("out.agent")).to_owned();
     let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/brandubh-v1.agent");
     let shipped = s(&shipped);
     let cases = [
@@ -381,9 +375,12 @@ fn bad_invocations_of_every_subcommand_fail_with_a_usage_message() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(!tmp.0.join("run").exists(), "no run directory was created");
     assert!(
-        !tmp.0.join("out.agent").exists(),
+        !tmp.path().join("run").exists(),
+        "no run directory was created"
+    );
+    assert!(
+        !tmp.path().join("out.agent").exists(),
         "no agent file was written"
     );
 }
@@ -490,14 +487,14 @@ fn check_damaged(args: &[&str], file: &str, expect: Expect) -> Result<String, St
 /// chunk during training is skipped with a warning.
 #[test]
 fn damaged_files_are_reported_in_one_line() {
-    let tmp = TempDir::new("damage");
+    let tmp = temp_dir();
     let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml");
     let text = std::fs::read_to_string(&tiny).unwrap();
     // Two complete iterations; the resumed run asks for a third.
-    let base = tmp.path("base");
+    let base = tmp.path().join("base");
     let o = brandubh(&["train", "--quiet", "--config", s(&tiny), "--run", s(&base)]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let three = tmp.path("three.toml");
+    let three = tmp.path().join("three.toml");
     std::fs::write(&three, text.replace("iterations = 2", "iterations = 3")).unwrap();
     let three = s(&three);
     let mut report = Vec::new();
@@ -527,7 +524,7 @@ fn damaged_files_are_reported_in_one_line() {
     for (file, on_train, on_eval) in run_files {
         for how in DAMAGES {
             case += 1;
-            let run = tmp.path(&format!("case{case}"));
+            let run = tmp.path().join(format!("case{case}"));
             copy_dir(&base, &run);
             damage(&run.join(file), how);
             let r = s(&run);
@@ -600,10 +597,10 @@ fn damaged_files_are_reported_in_one_line() {
         configs.push((name, bytes));
     }
     for (name, bytes) in configs {
-        let path = tmp.path(&format!("{}.toml", name.replace(' ', "-")));
+        let path = tmp.path().join(format!("{}.toml", name.replace(' ', "-")));
         std::fs::write(&path, bytes).unwrap();
         let p = s(&path);
-        let fresh = tmp.path("fresh");
+        let fresh = tmp.path().join("fresh");
         for args in [
             vec!["train", "--quiet", "--config", p, "--run", s(&fresh)],
             vec!["bench", "--config", p, "--games", "1", "--seconds", "0.01"],
@@ -621,13 +618,14 @@ fn damaged_files_are_reported_in_one_line() {
     // line without notice: JSON Lines cannot tell.)
     let cut_last_line = |bytes: &mut Vec<u8>| bytes.truncate(bytes.len() - 10);
     let flip_first_line = |bytes: &mut Vec<u8>| bytes[10] ^= 0x55;
-    let metrics_damages: [(&str, &dyn Fn(&mut Vec<u8>), Expect); 2] = [
+    type Hurt<'a> = &'a dyn Fn(&mut Vec<u8>);
+    let metrics_damages: [(&str, Hurt, Expect); 2] = [
         ("last line cut", &cut_last_line, Expect::Warning),
         ("FlipHeader", &flip_first_line, Expect::Error),
     ];
     for (how, hurt, expect) in metrics_damages {
         case += 1;
-        let run = tmp.path(&format!("case{case}"));
+        let run = tmp.path().join(format!("case{case}"));
         copy_dir(&base, &run);
         let path = run.join("metrics.jsonl");
         let mut bytes = std::fs::read(&path).unwrap();
@@ -664,9 +662,10 @@ fn damaged_files_are_reported_in_one_line() {
     assert!(o.status.success(), "{}", stderr(&o));
     // (A flip inside a string can give another valid line: stored results of an agent
     // that is not in the ladder are kept and ignored.)
-    for how in [Damage::Truncate] {
+    {
+        let how = Damage::Truncate;
         case += 1;
-        let run = tmp.path(&format!("case{case}"));
+        let run = tmp.path().join(format!("case{case}"));
         copy_dir(&base, &run);
         damage(&run.join("ladder/games.jsonl"), how);
         let args = ladder(s(&run));
@@ -683,7 +682,7 @@ fn damaged_files_are_reported_in_one_line() {
     let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/brandubh-v1.agent");
     for how in DAMAGES {
         let name = format!("damaged-{how:?}.agent");
-        let path = tmp.path(&name);
+        let path = tmp.path().join(&name);
         std::fs::copy(&shipped, &path).unwrap();
         damage(&path, how);
         let p = s(&path);

@@ -1,6 +1,12 @@
 //! `brandubh train` and `brandubh bench` through the binary.
 
-use std::path::{Path, PathBuf};
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests may unwrap: a panic is a failed test"
+)]
+
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn brandubh(args: &[&str]) -> Output {
@@ -12,15 +18,10 @@ fn brandubh(args: &[&str]) -> Output {
         .expect("the brandubh binary runs")
 }
 
-fn temp(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("brandubh-cli-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
 #[test]
 fn train_tiny_runs_and_continues() {
-    let dir = temp("train");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
     let run = dir.to_str().unwrap();
     let o = brandubh(&[
         "train",
@@ -53,13 +54,12 @@ fn train_tiny_runs_and_continues() {
     assert_eq!(metrics.lines().count(), 2);
     // Per-iteration evaluation through the hook (tiny.toml plays 1 match each).
     assert!(metrics.contains("\"vs_baseline\""), "{metrics}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn bad_configs_are_named_in_one_line() {
-    let dir = temp("badconfig");
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let cases = [
         (
             "name = \"x\"\n[selfplay]\ngmes_per_iteration = 3\n",
@@ -96,7 +96,6 @@ fn bad_configs_are_named_in_one_line() {
     let o = brandubh(&["train", "--config", "configs/does-not-exist.toml"]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("does-not-exist.toml"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

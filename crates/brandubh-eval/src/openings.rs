@@ -23,7 +23,6 @@ use std::fmt;
 
 use brandubh_rules::{Game, Move, Position, Side, Symmetry};
 use brandubh_search::{AlphaBetaPlayer, WIN, heuristic};
-use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -157,6 +156,11 @@ pub struct Openings {
 impl Openings {
     /// The stream of `seed` with the default checks.
     #[must_use]
+    #[expect(
+        clippy::expect_used,
+        reason = "a constant: the default opening checks are valid (the tests draw openings \
+                  through `Openings::new`); user-chosen checks go through `with_config`"
+    )]
     pub fn new(seed: u64) -> Openings {
         Openings::with_config(seed, OpeningConfig::default())
             .expect("the default opening config is valid")
@@ -180,16 +184,11 @@ impl Openings {
             .rng
             .random_range(self.config.min_plies..=self.config.max_plies);
         let mut game = Game::default();
-        let mut moves = Vec::with_capacity(plies as usize);
-        for _ in 0..plies {
-            let mv = *game.legal_moves().as_slice().choose(&mut self.rng)?;
-            game.play_unchecked(mv);
-            moves.push(mv);
-            if game.is_over() {
-                return None;
-            }
+        game.random_playout(plies as usize, |n| self.rng.random_range(0..n));
+        if game.is_over() {
+            return None;
         }
-        Some((Opening::new(moves), game))
+        Some((Opening::new(game.moves().to_vec()), game))
     }
 
     /// Whether `game` (an opening just drawn) passes the balance check.

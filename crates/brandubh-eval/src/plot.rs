@@ -1,23 +1,15 @@
 //! The ladder's plot: Elo (with 95 % intervals) of every checkpoint against its training
-//! step, baselines as labelled horizontal lines. Rendered in memory with plotters, encoded
-//! with `png` and written with [`brandubh_fs::write_atomic`], like the training
-//! curves of `brandubh_run::plot`.
-//!
-//! The text uses the DejaVu Sans subset that `brandubh-run` embeds. That crate does not
-//! expose it, so this module includes the same asset file from its place in the train
-//! crate (no copy is kept here); when `brandubh_run::plot` exposes the font, use it here.
+//! step, baselines as labelled horizontal lines. Drawn with plotters in
+//! [`brandubh_run::plot::render_png_with`] (the embedded font and the PNG encoding of the
+//! training curves) and written with [`brandubh_fs::write_atomic`].
 
 use std::path::Path;
-use std::sync::OnceLock;
 
+use brandubh_run::plot::{FONT_FAMILY as FAMILY, render_png_with};
 use plotters::prelude::*;
-use plotters::style::{FontStyle, register_font};
 
 use crate::error::EvalError;
 
-/// `brandubh-run`'s embedded font (see its `assets/LICENSE-DejaVu.txt`).
-static FONT: &[u8] = include_bytes!("../../brandubh-run/assets/DejaVuSans-subset.ttf");
-const FAMILY: &str = "sans-serif";
 /// Image size, in pixels.
 pub const PLOT_SIZE: (u32, u32) = (1100, 700);
 
@@ -44,16 +36,6 @@ pub struct CurvePoint {
     pub high: f64,
 }
 
-fn register() -> Result<(), String> {
-    static REGISTERED: OnceLock<Result<(), String>> = OnceLock::new();
-    REGISTERED
-        .get_or_init(|| {
-            register_font(FAMILY, FontStyle::Normal, FONT)
-                .map_err(|_| "the embedded font is invalid".to_owned())
-        })
-        .clone()
-}
-
 /// Renders the plot as PNG bytes.
 pub fn render_png(
     title: &str,
@@ -61,18 +43,7 @@ pub fn render_png(
     baselines: &[(String, f64)],
     size: (u32, u32),
 ) -> Result<Vec<u8>, String> {
-    let (w, h) = size;
-    let mut buf = vec![255u8; w as usize * h as usize * 3];
-    draw(title, curve, baselines, size, &mut buf)?;
-    let mut bytes = Vec::new();
-    let mut encoder = png::Encoder::new(&mut bytes, w, h);
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.set_depth(png::BitDepth::Eight);
-    encoder.set_compression(png::Compression::Best);
-    let mut writer = encoder.write_header().map_err(|e| e.to_string())?;
-    writer.write_image_data(&buf).map_err(|e| e.to_string())?;
-    writer.finish().map_err(|e| e.to_string())?;
-    Ok(bytes)
+    render_png_with(size, |buf| draw(title, curve, baselines, size, buf)).map_err(|e| e.0)
 }
 
 /// Draws the plot and writes it atomically to `path`.
@@ -100,7 +71,6 @@ fn draw(
     size: (u32, u32),
     buf: &mut [u8],
 ) -> Result<(), String> {
-    register()?;
     let err = |e: &dyn std::fmt::Display| e.to_string();
     let curve: Vec<CurvePoint> = curve
         .iter()

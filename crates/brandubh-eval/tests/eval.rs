@@ -1,6 +1,11 @@
 //! Matches, agents and the ladder through the public API.
 
-use std::path::PathBuf;
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests may unwrap: a panic is a failed test"
+)]
+
 use std::sync::Mutex;
 
 use brandubh_eval::ladder::{LadderConfig, ladder};
@@ -17,28 +22,10 @@ use brandubh_run::RunDir;
 use brandubh_run::config::EvaluationConfig;
 use brandubh_search::{Algorithm, SearchSettings};
 
-/// A fresh directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("brandubh-eval-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// A run directory with tiny untrained checkpoints at these steps.
-fn fake_run(tag: &str, steps: &[u64]) -> TempDir {
-    let dir = TempDir::new(tag);
-    let run = RunDir::new(&dir.0);
+fn fake_run(steps: &[u64]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let run = RunDir::new(dir.path());
     let config = NetConfig::new().with_channels(8).with_blocks(1);
     for (i, &step) in steps.iter().enumerate() {
         let model = config.init(&Device::flex());
@@ -106,8 +93,8 @@ fn results_do_not_depend_on_the_thread_count_and_progress_is_reported() {
 /// moves must be exactly those of playing each game alone.
 #[test]
 fn batched_network_matches_play_the_same_games_as_one_game_at_a_time() {
-    let run = fake_run("batched", &[10, 20]);
-    let list = list_checkpoints(&run.0).unwrap();
+    let run = fake_run(&[10, 20]);
+    let list = list_checkpoints(run.path()).unwrap();
     let a = Entrant::from_spec(&format!("ckpt:{}@sims=6", list[0].stem.display())).unwrap();
     let b =
         Entrant::from_spec(&format!("ckpt:{}@sims=5@algo=puct", list[1].stem.display())).unwrap();
@@ -238,23 +225,23 @@ fn bad_match_settings_and_missing_runs_are_one_line_errors() {
         Entrant::from_spec("mcts:x"),
         Err(EvalError::Spec(_))
     ));
-    let empty = TempDir::new("empty-run");
-    let err = latest_checkpoint(&empty.0).unwrap_err().to_string();
+    let empty = tempfile::tempdir().unwrap();
+    let err = latest_checkpoint(empty.path()).unwrap_err().to_string();
     assert!(err.ends_with("checkpoints)"), "{err}");
     assert!(!err.contains('\n'));
 }
 
 #[test]
 fn network_agents_load_the_latest_checkpoint_and_play() {
-    let run = fake_run("net", &[10, 30, 20]);
-    let list = list_checkpoints(&run.0).unwrap();
+    let run = fake_run(&[10, 30, 20]);
+    let list = list_checkpoints(run.path()).unwrap();
     let steps: Vec<u64> = list.iter().map(|c| c.meta.step).collect();
     assert_eq!(steps, vec![10, 20, 30]);
     // A stray file is ignored.
-    std::fs::write(run.0.join("checkpoints/notes.json"), "{}").unwrap();
-    let latest = latest_checkpoint(&run.0).unwrap();
+    std::fs::write(run.path().join("checkpoints/notes.json"), "{}").unwrap();
+    let latest = latest_checkpoint(run.path()).unwrap();
     assert_eq!(latest.name, "iter-000002");
-    let spec = format!("run:{}@sims=8", run.0.display());
+    let spec = format!("run:{}@sims=8", run.path().display());
     let net = Entrant::from_spec(&spec).unwrap();
     assert_eq!(net.checkpoint().unwrap().meta.step, 30);
     assert_eq!(net.name(), spec);
@@ -279,8 +266,8 @@ fn network_agents_load_the_latest_checkpoint_and_play() {
 /// so a PUCT run, or one with `gumbel_c_scale = 0.1`, was evaluated with another search.
 #[test]
 fn network_agents_search_with_their_runs_settings() {
-    let run = fake_run("settings", &[10]);
-    let run_dir = RunDir::new(&run.0);
+    let run = fake_run(&[10]);
+    let run_dir = RunDir::new(run.path());
     let toml = "[search]\nalgorithm = \"puct\"\nc_puct = 3.0\ngumbel_c_scale = 0.1\n";
     std::fs::write(run_dir.config(), toml).unwrap();
     let expected = |sims, algorithm| SearchSettings {
@@ -296,7 +283,7 @@ fn network_agents_search_with_their_runs_settings() {
             .unwrap()
     };
     assert_eq!(
-        settings(&format!("run:{}@sims=8", run.0.display())),
+        settings(&format!("run:{}@sims=8", run.path().display())),
         expected(8, Algorithm::Puct)
     );
     let ckpt = run_dir.checkpoint(1);
@@ -323,7 +310,7 @@ fn network_agents_search_with_their_runs_settings() {
     assert_eq!(old.search_settings(), Some(&expected(4, Algorithm::Puct)));
     // The ladder names a checkpoint by the settings it played with.
     let report = ladder(
-        &run.0,
+        run.path(),
         &LadderConfig {
             baselines: vec![],
             matches: 1,
@@ -343,7 +330,7 @@ fn network_agents_search_with_their_runs_settings() {
     );
     // A damaged configuration is named, not silently replaced by defaults.
     std::fs::write(run_dir.config(), "[search]\nalgorithm = \"pucty\"\n").unwrap();
-    let err = Entrant::from_spec(&format!("run:{}", run.0.display()))
+    let err = Entrant::from_spec(&format!("run:{}", run.path().display()))
         .unwrap_err()
         .to_string();
     assert!(
@@ -354,7 +341,7 @@ fn network_agents_search_with_their_runs_settings() {
 
 #[test]
 fn the_ladder_rates_checkpoints_and_reuses_stored_games() {
-    let run = fake_run("ladder", &[100, 200, 300]);
+    let run = fake_run(&[100, 200, 300]);
     let config = LadderConfig {
         baselines: vec![AgentSpec::Greedy],
         matches: 2,
@@ -364,7 +351,7 @@ fn the_ladder_rates_checkpoints_and_reuses_stored_games() {
         ply_cap: 40,
         ..LadderConfig::default()
     };
-    let first = ladder(&run.0, &config, &|_| {}).unwrap();
+    let first = ladder(run.path(), &config, &|_| {}).unwrap();
     // Pairings: greedy-random; 3 checkpoints x 2 baselines; 2 neighbour pairs = 9.
     assert_eq!(first.matches_played, 18);
     assert_eq!(first.matches_reused, 0);
@@ -377,7 +364,7 @@ fn the_ladder_rates_checkpoints_and_reuses_stored_games() {
             .iter()
             .all(|e| e.rating.elo.is_finite() && e.games > 0)
     );
-    let run_dir = RunDir::new(&run.0);
+    let run_dir = RunDir::new(run.path());
     let lines = std::fs::read_to_string(run_dir.ladder_games()).unwrap();
     assert_eq!(lines.lines().count(), 18);
     assert!(run_dir.ladder_ratings().is_file());
@@ -389,14 +376,14 @@ fn the_ladder_rates_checkpoints_and_reuses_stored_games() {
     );
 
     // Nothing new to play: the same ratings.
-    let again = ladder(&run.0, &config, &|_| {}).unwrap();
+    let again = ladder(run.path(), &config, &|_| {}).unwrap();
     assert_eq!(again.matches_played, 0);
     assert_eq!(again.matches_reused, 18);
     assert_eq!(again.entries, first.entries);
 
     // One more match per pairing plays only that.
     let more = ladder(
-        &run.0,
+        run.path(),
         &LadderConfig {
             matches: 3,
             ..config.clone()

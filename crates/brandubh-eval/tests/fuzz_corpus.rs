@@ -2,21 +2,18 @@
 //! (`fuzz/corpus/agent_spec`) goes through the same checks the fuzzer runs
 //! (`fuzz/src/spec.rs`).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests may unwrap: a panic is a failed test"
+)]
+
+#[path = "../../../fuzz/src/corpus.rs"]
+mod corpus;
 #[path = "../../../fuzz/src/spec.rs"]
 mod spec;
 
-use std::path::Path;
-
 #[test]
 fn agent_spec_corpus() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/agent_spec");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("a corpus entry").path())
-        .collect();
-    files.sort();
-    assert!(!files.is_empty(), "{}: empty corpus", dir.display());
-    for file in files {
-        spec::parse(&std::fs::read(&file).expect("read a corpus file"));
-    }
+    corpus::replay("agent_spec", spec::parse);
 }

@@ -7,6 +7,17 @@
 //! entry is flushed too. A reader therefore sees either the old file or the new one, never
 //! a partial one, even after `kill -9` or a power loss. A crash can leave a stale `NAME.tmp` behind; [`is_temp_file`] recognises
 //! such leftovers (chunk listings skip them) and [`remove_temp_files`] clears them.
+//!
+//! Two small helpers that every crate writing or checking files needs live here too, the
+//! lowest crate they share: [`one_line`] (error text from a library or a damaged file on
+//! one line) and the stable hashes [`fnv1a64`] (file checksums, name tags) and
+//! [`splitmix64`]/[`mix64`] (seed derivation).
+
+mod hash;
+mod text;
+
+pub use hash::{GOLDEN_GAMMA, fnv1a64, mix64, splitmix64};
+pub use text::{ONE_LINE_MAX_CHARS, one_line};
 
 use std::fs::{self, File};
 use std::io::{self, Write};
@@ -121,36 +132,10 @@ pub fn remove_temp_files(dir: &Path) -> Result<usize, FsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
-    /// A fresh empty directory under the system temp dir, removed on drop.
-    struct TestDir(PathBuf);
-
-    impl TestDir {
-        fn new(tag: &str) -> TestDir {
-            static COUNTER: AtomicUsize = AtomicUsize::new(0);
-            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-            let path =
-                std::env::temp_dir().join(format!("brandubh-fs-{tag}-{}-{n}", std::process::id()));
-            let _ = fs::remove_dir_all(&path);
-            fs::create_dir_all(&path).expect("create test dir");
-            TestDir(path)
-        }
-
-        fn path(&self) -> &Path {
-            &self.0
-        }
-    }
-
-    impl Drop for TestDir {
-        fn drop(&mut self) {
-            let _ = fs::remove_dir_all(&self.0);
-        }
-    }
 
     #[test]
     fn write_atomic_creates_and_replaces_without_leftovers() {
-        let dir = TestDir::new("fsutil");
+        let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sub").join("a.bin");
         write_atomic(&path, b"first").unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"first");
@@ -166,7 +151,7 @@ mod tests {
 
     #[test]
     fn temp_files_are_recognised_and_removed() {
-        let dir = TestDir::new("fsutil-tmp");
+        let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("chunk.brz");
         assert_eq!(temp_path(&path), dir.path().join("chunk.brz.tmp"));
         assert!(is_temp_file(&temp_path(&path)));
@@ -180,7 +165,7 @@ mod tests {
 
     #[test]
     fn errors_name_the_file() {
-        let dir = TestDir::new("fsutil-err");
+        let dir = tempfile::tempdir().unwrap();
         // A directory where the file should be: the rename fails.
         let path = dir.path().join("taken");
         fs::create_dir_all(path.join("inner")).unwrap();

@@ -8,6 +8,12 @@
 //! threads come from `RAYON_NUM_THREADS`. Each measurement checks what it computed (burn and
 //! the fast path agree within 1e-4).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "benchmarks may unwrap: a panic is a failed benchmark"
+)]
+
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -34,13 +40,8 @@ fn games(n: usize) -> Vec<Game> {
     let mut out = Vec::new();
     while out.len() < n {
         let mut g = Game::default();
-        for _ in 0..rng.random_range(0..40) {
-            let moves = g.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            g.play_unchecked(moves[rng.random_range(0..moves.len())]);
-        }
+        let plies = rng.random_range(0..40);
+        g.random_playout(plies, |n| rng.random_range(0..n));
         if !g.is_over() {
             out.push(g);
         }

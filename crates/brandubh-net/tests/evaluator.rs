@@ -1,5 +1,11 @@
 //! The network as the search's evaluator.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests may unwrap: a panic is a failed test"
+)]
+
 mod common;
 
 use std::sync::Arc;

@@ -1,5 +1,11 @@
 //! The plain-Rust inference path and burn's folded model give burn's outputs.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests may unwrap: a panic is a failed test"
+)]
+
 mod common;
 
 use brandubh_net::encoding::{self, INPUT_SIZE, POLICY_SIZE};

@@ -134,6 +134,11 @@ impl Game {
 
     /// The current position.
     #[must_use]
+    #[expect(
+        clippy::expect_used,
+        reason = "every constructor pushes the start position and `undo` pops a position only \
+                  after popping a move, so `positions.len() == moves.len() + 1 >= 1`"
+    )]
     pub fn position(&self) -> &Position {
         self.positions
             .last()
@@ -222,6 +227,22 @@ impl Game {
         self.moves.push(mv);
         self.outcome = decide(&self.positions, &effect, mover);
         effect
+    }
+
+    /// Plays up to `plies` random legal moves (fewer if the game ends first) and returns how
+    /// many it played: the seeded random playout of tests, benchmarks and fuzz seeds.
+    /// `pick(n)` chooses one of the `n` legal moves in generation order and is taken
+    /// modulo `n`; the rules crate has no random number generator, the caller brings one:
+    /// `game.random_playout(40, |n| rng.random_range(0..n))`.
+    pub fn random_playout(&mut self, plies: usize, mut pick: impl FnMut(usize) -> usize) -> usize {
+        for played in 0..plies {
+            let moves = self.legal_moves();
+            if moves.is_empty() {
+                return played;
+            }
+            self.play_unchecked(moves[pick(moves.len()) % moves.len()]);
+        }
+        plies
     }
 
     /// Takes back the last move; `None` at the start.

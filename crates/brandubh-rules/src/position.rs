@@ -453,6 +453,10 @@ impl Position {
         for rank in (0..SIZE).rev() {
             s.push_str(&format!("{} ", rank + 1));
             for file in 0..SIZE {
+                #[expect(
+                    clippy::expect_used,
+                    reason = "`file` and `rank` run over `0..SIZE` in the enclosing loops"
+                )]
                 let sq = Square::from_coords(file, rank).expect("file and rank are below 7");
                 let c = match self.piece_at(sq) {
                     Some(p) => p.letter(),

@@ -1,6 +1,12 @@
 //! One test (or more) per numbered rule of RULES.md; the rule number is in each name.
 //! Positions are written in RULES.md notation; diagrams show the relevant part of the board.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests may unwrap: a panic is a failed test"
+)]
+
 use brandubh_rules::{Game, IllegalMoveReason, Move, Outcome, Position, Reason, Side, Square};
 
 fn pos(s: &str) -> Position {

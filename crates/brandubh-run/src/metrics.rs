@@ -238,7 +238,6 @@ mod nan_as_null {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::test_dir::TestDir;
 
     /// A plausible record of iteration `i`.
     pub fn fake(i: u32) -> IterationMetrics {
@@ -283,7 +282,7 @@ pub(crate) mod tests {
 
     #[test]
     fn append_and_read_round_trip() {
-        let dir = TestDir::new("metrics-rt");
+        let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("metrics.jsonl");
         assert!(read_metrics(&path).unwrap().is_empty());
         for i in 1..=5 {
@@ -299,7 +298,7 @@ pub(crate) mod tests {
 
     #[test]
     fn redoing_an_iteration_replaces_its_line_and_later_ones() {
-        let dir = TestDir::new("metrics-redo");
+        let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("metrics.jsonl");
         for i in 1..=4 {
             append_metrics(&path, &fake(i)).unwrap();
@@ -316,7 +315,7 @@ pub(crate) mod tests {
 
     #[test]
     fn truncated_last_line_is_tolerated_but_garbage_inside_is_not() {
-        let dir = TestDir::new("metrics-trunc");
+        let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("metrics.jsonl");
         append_metrics(&path, &fake(1)).unwrap();
         append_metrics(&path, &fake(2)).unwrap();

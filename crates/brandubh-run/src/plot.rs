@@ -7,6 +7,10 @@
 //! binary (`assets/`), so no system font or library is needed. The image is rendered in
 //! memory, encoded with the `png` crate and written with
 //! [`brandubh_fs::write_atomic`].
+//!
+//! The font and the PNG plumbing are public for the other plots of the project (the
+//! ladder's, in `brandubh-eval`): [`FONT_FAMILY`] names the embedded font and
+//! [`render_png_with`] runs a drawing on an in-memory image and encodes it.
 
 use std::path::Path;
 use std::sync::OnceLock;
@@ -24,7 +28,10 @@ pub const PLOT_SIZE: (u32, u32) = (1600, 1000);
 
 /// The embedded font (see `assets/LICENSE-DejaVu.txt`).
 static FONT: &[u8] = include_bytes!("../assets/DejaVuSans-subset.ttf");
-const FAMILY: &str = "sans-serif";
+/// The font family to draw text with inside [`render_png_with`]: the embedded DejaVu Sans
+/// subset.
+pub const FONT_FAMILY: &str = "sans-serif";
+const FAMILY: &str = FONT_FAMILY;
 
 /// Rendering failed (plotters' or png's message).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -204,7 +211,6 @@ fn draw(
     size: (u32, u32),
     buf: &mut [u8],
 ) -> Result<(), String> {
-    register()?;
     let root = BitMapBackend::with_buffer(buf, size).into_drawing_area();
     let err = |e: &dyn std::fmt::Display| e.to_string();
     root.fill(&WHITE).map_err(|e| err(&e))?;
@@ -300,9 +306,20 @@ pub fn render_png(
     title: &str,
     size: (u32, u32),
 ) -> Result<Vec<u8>, RenderError> {
+    render_png_with(size, |buf| draw(records, title, size, buf))
+}
+
+/// Runs `draw` on a white RGB image of `size` pixels (`size.0 × size.1 × 3` bytes, for
+/// plotters' `BitMapBackend::with_buffer`) with [`FONT_FAMILY`] registered, and encodes
+/// the result as PNG. `draw` reports failure as text (plotters' message).
+pub fn render_png_with(
+    size: (u32, u32),
+    draw: impl FnOnce(&mut [u8]) -> Result<(), String>,
+) -> Result<Vec<u8>, RenderError> {
     let (w, h) = size;
+    register().map_err(RenderError)?;
     let mut buf = vec![255u8; w as usize * h as usize * 3];
-    draw(records, title, size, &mut buf).map_err(RenderError)?;
+    draw(&mut buf).map_err(RenderError)?;
     let mut png_bytes = Vec::new();
     let mut encoder = png::Encoder::new(&mut png_bytes, w, h);
     encoder.set_color(png::ColorType::Rgb);
@@ -333,13 +350,12 @@ pub fn write_plot(path: &Path, records: &[IterationMetrics], title: &str) -> Res
 mod tests {
     use super::*;
     use crate::metrics::tests::fake;
-    use crate::test_dir::TestDir;
 
     const PNG_SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1a, b'\n'];
 
     #[test]
     fn writes_a_png_from_a_few_metrics_lines() {
-        let dir = TestDir::new("plot");
+        let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("learning_curves.png");
         let records: Vec<_> = (1..=12).map(fake).collect();
         write_plot(&path, &records, "run quick").unwrap();

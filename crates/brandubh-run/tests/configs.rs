@@ -1,5 +1,11 @@
 //! Every shipped file in `configs/` parses and validates.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests may unwrap: a panic is a failed test"
+)]
+
 use std::path::PathBuf;
 
 use brandubh_run::config::RunConfig;

@@ -3,39 +3,27 @@
 //! checks the fuzzer runs (`fuzz/src/replay.rs`, `fuzz/src/config.rs`), plus the inputs
 //! of crashes found and fixed, by name.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests may unwrap: a panic is a failed test"
+)]
+
 #[path = "../../../fuzz/src/config.rs"]
 mod config;
+#[path = "../../../fuzz/src/corpus.rs"]
+mod corpus;
 #[path = "../../../fuzz/src/replay.rs"]
 mod replay;
 
-use std::path::{Path, PathBuf};
-
-/// Every file of `fuzz/corpus/TARGET`, sorted; at least one.
-fn corpus(target: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fuzz/corpus")
-        .join(target);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("a corpus entry").path())
-        .collect();
-    files.sort();
-    assert!(!files.is_empty(), "{}: empty corpus", dir.display());
-    files
-}
-
 #[test]
 fn chunk_corpus() {
-    for file in corpus("chunk") {
-        replay::decode(&std::fs::read(&file).expect("read a corpus file"));
-    }
+    corpus::replay("chunk", replay::decode);
 }
 
 #[test]
 fn config_corpus() {
-    for file in corpus("config") {
-        config::parse(&std::fs::read(&file).expect("read a corpus file"));
-    }
+    corpus::replay("config", config::parse);
 }
 
 /// toml gives `key =` at the end of a file an empty message: the error named no problem

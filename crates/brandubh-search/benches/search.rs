@@ -2,13 +2,18 @@
 //! start position and on mid-game positions reached by seeded random play, for PUCT and
 //! Gumbel. Criterion reports the throughput in simulations ("elem") per second.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "benchmarks may unwrap: a panic is a failed benchmark"
+)]
+
 use std::hint::black_box;
 
 use brandubh_rules::Game;
 use brandubh_search::{Search, SearchConfig, UniformEvaluator};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use rand::SeedableRng;
-use rand::seq::IndexedRandom;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// A game after `plies` random moves, the first seed from `seed` up whose game lasts.
@@ -16,10 +21,7 @@ fn random_game(mut seed: u64, plies: usize) -> Game {
     loop {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut game = Game::default();
-        while game.ply() < plies && !game.is_over() {
-            let mv = *game.legal_moves().as_slice().choose(&mut rng).unwrap();
-            game.play_unchecked(mv);
-        }
+        game.random_playout(plies, |n| rng.random_range(0..n));
         if !game.is_over() {
             return game;
         }

@@ -173,6 +173,11 @@ impl GumbelRoot {
         simulations: u32,
         rng: &mut impl Rng,
     ) {
+        #[expect(
+            clippy::expect_used,
+            reason = "constant parameters: rand_distr refuses only a non-positive or \
+                      non-finite scale"
+        )]
         let gumbel = Gumbel::new(0.0f32, 1.0).expect("the standard Gumbel law exists");
         self.base.clear();
         for c in tree.child_range(ROOT) {

@@ -269,7 +269,7 @@ fn range<T: Copy + Into<f64> + fmt::Display>(
         Err(SettingError {
             field,
             value: value.to_string(),
-            expected: expected.into(),
+            expected,
         })
     }
 }

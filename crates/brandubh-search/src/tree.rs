@@ -209,6 +209,13 @@ impl Tree {
     }
 
     /// Creates the children of a leaf about to be evaluated, one per legal move.
+    #[expect(
+        clippy::expect_used,
+        reason = "2^32 nodes of about 32 bytes are 128 GiB, and every input caps simulations \
+                  (1,000,000 in agent specs and files, 100,000 in configs) with at most 96 \
+                  children per expansion; a `MoveList` holds at most `MAX_MOVES` = 96 < 256 \
+                  moves"
+    )]
     pub(crate) fn add_children(&mut self, node: u32, moves: &MoveList) {
         let first = u32::try_from(self.nodes.len()).expect("fewer than 2^32 nodes");
         self.nodes

@@ -1,5 +1,11 @@
 //! Per-move simulation budgets (playout-cap randomisation).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests may unwrap: a panic is a failed test"
+)]
+
 use brandubh_rules::Game;
 use brandubh_search::{Search, SearchConfig, UniformEvaluator};
 

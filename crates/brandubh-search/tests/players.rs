@@ -1,6 +1,12 @@
 //! Baseline players: alpha-beta and greedy tactics, time limits, legal moves in whole games,
 //! and the MCTS player's tree reuse.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests may unwrap: a panic is a failed test"
+)]
+
 mod common;
 
 use std::time::{Duration, Instant};

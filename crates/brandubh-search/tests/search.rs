@@ -1,6 +1,12 @@
 //! The MCTS: tactics found with a rollout evaluator, bookkeeping invariants, tree reuse,
 //! determinism, Gumbel's improved policy, the gather/apply protocol and its errors.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests may unwrap: a panic is a failed test"
+)]
+
 mod common;
 
 use brandubh_rules::{Game, Reason, Side};

@@ -1,5 +1,11 @@
 //! End-to-end tests of the training loop on `configs/tiny.toml`.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests may unwrap: a panic is a failed test"
+)]
+
 use std::path::{Path, PathBuf};
 
 use brandubh_net::checkpoint;
@@ -18,18 +24,11 @@ fn tiny() -> RunConfig {
     config
 }
 
-struct TempDir(PathBuf);
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("brandubh-train-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        TempDir(dir)
-    }
-}
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A run directory that does not exist yet, inside a scratch directory removed on drop.
+fn scratch_run() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    (tmp, run)
 }
 
 fn options(dir: &Path, max_new: Option<u32>) -> RunOptions {
@@ -52,18 +51,18 @@ fn games_in_chunks(dir: &RunDir) -> usize {
 
 #[test]
 fn two_iterations_leave_a_complete_run_directory() {
-    let tmp = TempDir::new("e2e");
+    let (_tmp, run_dir) = scratch_run();
     let config = tiny();
     let state = run::train(
         &config,
-        &options(&tmp.0, None),
+        &options(&run_dir, None),
         &mut Quiet,
         &mut NoEvaluation,
     )
     .unwrap();
     assert_eq!(state.iteration, 2);
     assert_eq!(state.total_games, 8);
-    let dir = RunDir::new(&tmp.0);
+    let dir = RunDir::new(&run_dir);
     // Every chunk decodes (replaying its games through the rules) and holds all games.
     assert_eq!(games_in_chunks(&dir), 8);
     let positions: u64 = replay::list_chunks(&dir.chunks())
@@ -96,10 +95,10 @@ fn two_iterations_leave_a_complete_run_directory() {
             .iter()
             .all(|m| m.policy_loss.is_finite() && m.value_loss.is_finite())
     );
-    let png = std::fs::read(tmp.0.join("learning_curves.png")).unwrap();
+    let png = std::fs::read(run_dir.join("learning_curves.png")).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     // Nothing left half-written.
-    for d in [tmp.0.clone(), dir.chunks(), dir.checkpoints()] {
+    for d in [run_dir.clone(), dir.chunks(), dir.checkpoints()] {
         for e in std::fs::read_dir(d).unwrap() {
             let name = e.unwrap().file_name().to_string_lossy().into_owned();
             assert!(!name.ends_with(".tmp"), "{name}");
@@ -108,7 +107,7 @@ fn two_iterations_leave_a_complete_run_directory() {
     // A finished run does nothing more.
     let again = run::train(
         &config,
-        &options(&tmp.0, None),
+        &options(&run_dir, None),
         &mut Quiet,
         &mut NoEvaluation,
     )
@@ -121,25 +120,25 @@ fn two_iterations_leave_a_complete_run_directory() {
 /// path does.
 #[test]
 fn selfplay_can_run_on_the_training_device() {
-    let tmp = TempDir::new("on-device");
+    let (_tmp, run_dir) = scratch_run();
     let config = tiny();
     let options = RunOptions {
         selfplay_on_device: true,
-        ..options(&tmp.0, Some(1))
+        ..options(&run_dir, Some(1))
     };
     let state = run::train(&config, &options, &mut Quiet, &mut NoEvaluation).unwrap();
     assert_eq!(state.iteration, 1);
     assert_eq!(state.total_games, 4);
-    assert_eq!(games_in_chunks(&RunDir::new(&tmp.0)), 4);
+    assert_eq!(games_in_chunks(&RunDir::new(&run_dir)), 4);
 }
 
 #[test]
 fn a_stopped_run_resumes_where_it_stopped() {
-    let tmp = TempDir::new("resume");
+    let (_tmp, run_dir) = scratch_run();
     let config = tiny();
     let first = run::train(
         &config,
-        &options(&tmp.0, Some(1)),
+        &options(&run_dir, Some(1)),
         &mut Quiet,
         &mut NoEvaluation,
     )
@@ -147,7 +146,7 @@ fn a_stopped_run_resumes_where_it_stopped() {
     assert_eq!(first.iteration, 1);
     let second = run::train(
         &config,
-        &options(&tmp.0, Some(1)),
+        &options(&run_dir, Some(1)),
         &mut Quiet,
         &mut NoEvaluation,
     )
@@ -155,7 +154,7 @@ fn a_stopped_run_resumes_where_it_stopped() {
     assert_eq!(second.iteration, 2);
     assert_eq!(second.total_games, 8);
     assert!(second.total_steps > first.total_steps);
-    let dir = RunDir::new(&tmp.0);
+    let dir = RunDir::new(&run_dir);
     assert_eq!(games_in_chunks(&dir), 8);
     let lines = metrics::read_metrics(&dir.metrics()).unwrap();
     assert_eq!(lines.len(), 2);
@@ -163,20 +162,20 @@ fn a_stopped_run_resumes_where_it_stopped() {
 
 #[test]
 fn games_written_before_a_crash_are_kept_and_not_replayed() {
-    let tmp = TempDir::new("crash");
+    let (_tmp, run_dir) = scratch_run();
     let config = tiny();
     run::train(
         &config,
-        &options(&tmp.0, Some(1)),
+        &options(&run_dir, Some(1)),
         &mut Quiet,
         &mut NoEvaluation,
     )
     .unwrap();
-    let dir = RunDir::new(&tmp.0);
+    let dir = RunDir::new(&run_dir);
     let state_after_1 = std::fs::read(dir.state()).unwrap();
     run::train(
         &config,
-        &options(&tmp.0, Some(1)),
+        &options(&run_dir, Some(1)),
         &mut Quiet,
         &mut NoEvaluation,
     )
@@ -187,7 +186,7 @@ fn games_written_before_a_crash_are_kept_and_not_replayed() {
     std::fs::write(dir.chunks().join("chunk-000002-000009.brz.tmp"), b"partial").unwrap();
     let state = run::train(
         &config,
-        &options(&tmp.0, None),
+        &options(&run_dir, None),
         &mut Quiet,
         &mut NoEvaluation,
     )
@@ -208,11 +207,11 @@ fn games_written_before_a_crash_are_kept_and_not_replayed() {
 
 #[test]
 fn a_changed_configuration_is_refused_unless_forced() {
-    let tmp = TempDir::new("changed");
+    let (_tmp, run_dir) = scratch_run();
     let config = tiny();
     run::train(
         &config,
-        &options(&tmp.0, Some(1)),
+        &options(&run_dir, Some(1)),
         &mut Quiet,
         &mut NoEvaluation,
     )
@@ -221,14 +220,14 @@ fn a_changed_configuration_is_refused_unless_forced() {
     changed.training.learning_rate = 0.01;
     let err = run::train(
         &changed,
-        &options(&tmp.0, Some(1)),
+        &options(&run_dir, Some(1)),
         &mut Quiet,
         &mut NoEvaluation,
     )
     .unwrap_err();
     assert!(matches!(err, RunError::ConfigChanged { .. }), "{err}");
     assert!(err.to_string().contains("training.learning_rate"), "{err}");
-    let mut forced = options(&tmp.0, Some(1));
+    let mut forced = options(&run_dir, Some(1));
     forced.force_config = true;
     let state = run::train(&changed, &forced, &mut Quiet, &mut NoEvaluation).unwrap();
     assert_eq!(state.iteration, 2);
@@ -236,16 +235,16 @@ fn a_changed_configuration_is_refused_unless_forced() {
 
 #[test]
 fn a_corrupted_chunk_is_skipped_and_a_corrupted_checkpoint_is_named() {
-    let tmp = TempDir::new("corrupt");
+    let (_tmp, run_dir) = scratch_run();
     let config = tiny();
     run::train(
         &config,
-        &options(&tmp.0, Some(1)),
+        &options(&run_dir, Some(1)),
         &mut Quiet,
         &mut NoEvaluation,
     )
     .unwrap();
-    let dir = RunDir::new(&tmp.0);
+    let dir = RunDir::new(&run_dir);
     // Flip a byte in the middle of the first chunk: training skips it with a warning.
     let chunk = replay::list_chunks(&dir.chunks()).unwrap()[0].path.clone();
     let mut bytes = std::fs::read(&chunk).unwrap();
@@ -254,7 +253,7 @@ fn a_corrupted_chunk_is_skipped_and_a_corrupted_checkpoint_is_named() {
     std::fs::write(&chunk, &bytes).unwrap();
     let state = run::train(
         &config,
-        &options(&tmp.0, Some(1)),
+        &options(&run_dir, Some(1)),
         &mut Quiet,
         &mut NoEvaluation,
     )
@@ -269,7 +268,7 @@ fn a_corrupted_chunk_is_skipped_and_a_corrupted_checkpoint_is_named() {
     more.iterations = 3;
     let err = run::train(
         &more,
-        &options(&tmp.0, Some(1)),
+        &options(&run_dir, Some(1)),
         &mut Quiet,
         &mut NoEvaluation,
     )
@@ -301,14 +300,20 @@ impl run::Evaluate for Recording {
 /// whatever the run searched with; the loop must hand the evaluator the run's own.
 #[test]
 fn evaluation_is_asked_to_search_with_the_runs_settings() {
-    let tmp = TempDir::new("eval-settings");
+    let (_tmp, run_dir) = scratch_run();
     let mut config = tiny();
     config.evaluation.matches = 1;
     config.search.algorithm = brandubh_search::Algorithm::Puct;
     config.search.c_puct = 2.0;
     config.search.gumbel_c_scale = 0.1;
     let mut recording = Recording::default();
-    run::train(&config, &options(&tmp.0, None), &mut Quiet, &mut recording).unwrap();
+    run::train(
+        &config,
+        &options(&run_dir, None),
+        &mut Quiet,
+        &mut recording,
+    )
+    .unwrap();
     let expected: Vec<_> = (1..=2)
         .map(|n| (n, config.search.clone(), config.evaluation.sims))
         .collect();

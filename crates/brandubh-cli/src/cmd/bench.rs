@@ -1,5 +1,6 @@
 //! `brandubh bench`: self-play throughput next to the raw forward rate of the same network.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -15,7 +16,7 @@ use brandubh_train::selfplay;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::backend;
+use crate::{backend, out};
 
 /// Measure self-play speed against the network's raw batched forward rate.
 ///
@@ -44,13 +45,7 @@ fn sample_leaves(n: usize, seed: u64) -> Vec<Leaf> {
     while out.len() < n {
         let mut g = Game::default();
         let plies = rng.random_range(0..40);
-        for _ in 0..plies {
-            let moves = g.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            g.play_unchecked(moves[rng.random_range(0..moves.len())]);
-        }
+        g.random_playout(plies, |n| rng.random_range(0..n));
         if !g.is_over() {
             out.push(Leaf::from_game(&g));
         }
@@ -109,7 +104,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let settings = run::selfplay_settings(&config)?;
     let threads = settings.threads;
     let batch = settings.concurrent_games * settings.leaves_per_game;
-    println!(
+    // Flushed before each measurement, so that the figures appear as they are measured and
+    // a closed pipe ends the command at once.
+    let mut w = out::stdout();
+    writeln!(
+        w,
         "network C={} N={} ({}), self-play: {} threads x {} games x {} leaves (batch up to {})",
         config.model.channels,
         config.model.blocks,
@@ -118,14 +117,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         settings.concurrent_games,
         settings.leaves_per_game,
         batch
-    );
-    println!("forward pass only, one caller (positions/s):");
+    )?;
+    writeln!(w, "forward pass only, one caller (positions/s):")?;
     for b in [1, 8, 32, 64, 128, 256] {
-        println!(
-            "  batch {b:>4}: {:>9.0}",
-            forward_rate(&net, b, args.seconds / 2.0)
-        );
+        out::flush(&mut w)?;
+        let rate = forward_rate(&net, b, args.seconds / 2.0);
+        writeln!(w, "  batch {b:>4}: {rate:>9.0}")?;
     }
+    out::flush(&mut w)?;
     let games = args
         .games
         .unwrap_or(4 * (threads * settings.concurrent_games) as u64);
@@ -141,28 +140,34 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let wall = t0.elapsed().as_secs_f64();
     let in_selfplay = stats.evaluations_per_second();
     let mean_batch = stats.mean_batch().round().max(1.0) as usize;
-    println!(
+    writeln!(
+        w,
         "self-play: {} games, {} moves, {} positions recorded in {wall:.1} s: {:.0} games/hour, {:.0} positions/hour",
         stats.games,
         stats.moves,
         stats.positions,
         stats.games as f64 * 3600.0 / wall,
         stats.positions as f64 * 3600.0 / wall,
-    );
-    println!(
+    )?;
+    writeln!(
+        w,
         "self-play: {in_selfplay:.0} network evaluations/s, mean batch {:.1}, {:.0} % of worker time inside the evaluator",
         stats.mean_batch(),
         100.0 * stats.eval_time.as_secs_f64() / stats.worker_time.as_secs_f64().max(1e-9)
-    );
+    )?;
+    out::flush(&mut w)?;
     // The raw rate of the same evaluator at the batch size self-play achieved, with the
     // same number of threads, measured right after it in the same process.
     let raw = evaluator_rate(&net, mean_batch, threads, args.seconds);
-    println!(
+    writeln!(
+        w,
         "raw evaluator rate (encode + forward + legal softmax), batch {mean_batch}, {threads} threads: {raw:.0} positions/s"
-    );
-    println!(
+    )?;
+    writeln!(
+        w,
         "self-play reaches {:.1} % of the raw rate (target: at least 85 %)",
         100.0 * in_selfplay / raw.max(1e-9)
-    );
+    )?;
+    out::flush(&mut w)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -16,13 +16,7 @@ pub fn random_leaves(n: usize, seed: u64) -> Vec<Leaf> {
     while out.len() < n {
         let mut g = Game::default();
         let plies = rng.random_range(0..50);
-        for _ in 0..plies {
-            let moves = g.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            g.play_unchecked(moves[rng.random_range(0..moves.len())]);
-        }
+        g.random_playout(plies, |n| rng.random_range(0..n));
         if !g.is_over() {
             let mut leaf = Leaf::from_game(&g);
             leaf.repetitions = rng.random_range(1..=4);

@@ -1041,7 +1041,6 @@ pub(crate) mod testutil {
 mod tests {
     use super::testutil::*;
     use super::*;
-    use crate::test_dir::TestDir;
     use proptest::prelude::*;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
@@ -1060,7 +1059,7 @@ mod tests {
 
     #[test]
     fn round_trip_write_read_is_identical() {
-        let dir = TestDir::new("replay-rt");
+        let dir = tempfile::tempdir().unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         let chunk = random_chunk(&mut rng, 20, 3);
         assert!(
@@ -1357,7 +1356,7 @@ mod tests {
                 error: GameError::PolicyMove { .. }
             }
         ));
-        let dir = TestDir::new("replay-bad-write");
+        let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("chunk-000001-000000.brz");
         let msg = write_chunk(&path, &chunk).unwrap_err().to_string();
         assert!(
@@ -1369,7 +1368,7 @@ mod tests {
 
     #[test]
     fn listing_orders_chunks_and_ignores_temporary_and_other_files() {
-        let dir = TestDir::new("replay-list");
+        let dir = tempfile::tempdir().unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let chunk = random_chunk(&mut rng, 1, 1);
         for (it, seq) in [(10, 0), (2, 1), (2, 0), (1, 12)] {

@@ -335,7 +335,6 @@ mod tests {
     use super::*;
     use crate::replay::testutil::random_chunk;
     use crate::replay::{chunk_file_name, write_chunk};
-    use crate::test_dir::TestDir;
     use brandubh_rules::Game;
     use proptest::prelude::*;
     use rand::SeedableRng;
@@ -378,7 +377,7 @@ mod tests {
 
     #[test]
     fn refresh_loads_newest_chunks_skips_corrupt_and_grows() {
-        let dir = TestDir::new("window-refresh");
+        let dir = tempfile::tempdir().unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(2);
         let chunks: Vec<Chunk> = (0..4).map(|i| random_chunk(&mut rng, 2, i + 1)).collect();
         for (i, c) in chunks.iter().enumerate() {
