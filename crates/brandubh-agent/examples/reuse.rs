@@ -23,6 +23,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let budget = Budget::Time(Duration::from_millis(ms));
     let (mut moves, mut new_with, mut reused, mut new_without) = (0u64, 0u64, 0u64, 0u64);
     let mut same = 0u64;
+    // Root visits per move with reuse (new + kept) and without.
+    let (mut roots_with, mut roots_without) = (Vec::new(), Vec::new());
     for g in 0..games {
         let mut with = agent.thinker(g)?;
         let mut without = agent.thinker(g)?;
@@ -43,6 +45,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             reused += u64::from(a.reused);
             new_without += u64::from(b.simulations);
             same += u64::from(a.best_move == b.best_move);
+            roots_with.push(a.simulations + a.reused);
+            roots_without.push(b.simulations);
             game.play(a.best_move)?;
         }
         eprintln!("game {}: {} plies, {:?}", g + 1, game.ply(), game.outcome());
@@ -63,6 +67,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "root visits with / without: {:.2}x; same move chosen {:.0} % of the time",
         (new_with + reused) as f64 / new_without.max(1) as f64,
         100.0 * same as f64 / moves.max(1) as f64
+    );
+    let median = |v: &mut Vec<u32>| {
+        v.sort_unstable();
+        v.get(v.len() / 2).copied().unwrap_or(0)
+    };
+    println!(
+        "median root visits per move: {} with reuse, {} without (endgames, where most \
+         simulations end on terminal positions and cost no network call, raise the means)",
+        median(&mut roots_with),
+        median(&mut roots_without)
     );
     Ok(())
 }

@@ -3,8 +3,9 @@
 //! engine sends against it.
 //!
 //! `BRANDUBH_ENGINE_CLOCK_MS=60000 cargo test --release -p brandubh-cli --test engine
-//! clock -- --nocapture` plays the clock test on a 60-second clock (about a minute per
-//! side) and prints the per-move figures; by default it uses 6 seconds.
+//! clock_main -- --nocapture` plays the clock test on a 60-second clock (about a minute)
+//! and prints the per-move figures; by default it uses 6 seconds. `BRANDUBH_ENGINE_AGENT=
+//! models/brandubh-v1.agent` plays it with that agent instead of the tiny one.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -66,9 +67,12 @@ struct Host {
 
 impl Host {
     fn start(extra: &[&str]) -> Host {
-        let agent = tiny_agent().to_str().unwrap().to_owned();
+        Host::start_with(tiny_agent().to_str().unwrap(), extra)
+    }
+
+    fn start_with(agent: &str, extra: &[&str]) -> Host {
         let mut child = Command::new(env!("CARGO_BIN_EXE_brandubh"))
-            .args(["engine", "--agent", &agent, "--threads", "1"])
+            .args(["engine", "--agent", agent, "--threads", "1"])
             .args(extra)
             .env("NO_COLOR", "1")
             .stdin(Stdio::piped())
@@ -386,7 +390,11 @@ fn analysis_of_a_position_set_by_position_and_side() {
 /// The engine's time per move against its plan on a clock of `main_ms` per side (and
 /// overtime periods), over a scripted game; the host's clock never runs out.
 fn clock_game(main_ms: u64, overtime_s: u64, periods: u32, seed: u64) -> Vec<(Duration, Duration)> {
-    let mut host = Host::start(&[]);
+    let agent = std::env::var("BRANDUBH_ENGINE_AGENT").ok();
+    let mut host = match &agent {
+        Some(path) => Host::start_with(path, &[]),
+        None => Host::start(&[]),
+    };
     let engine_side = Side::White;
     let tm = TimeManager::default();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
