@@ -398,20 +398,31 @@ fn a_thinker_keeps_its_tree_over_both_sides_moves_and_keeps_to_a_deadline() {
         "the root's own first visit is its evaluation"
     );
     // A game that does not continue the last one starts afresh.
-    let other = thinker.think(&Game::default(), Budget::Simulations(8)).unwrap();
+    let other = thinker
+        .think(&Game::default(), Budget::Simulations(8))
+        .unwrap();
     assert_eq!(other.reused, 0);
     // Without reuse nothing is kept.
     thinker.set_reuse(false);
     let mut g = Game::default();
     let a = thinker.think(&g, Budget::Simulations(16)).unwrap();
     g.play(a.best_move).unwrap();
-    assert_eq!(thinker.think(&g, Budget::Simulations(16)).unwrap().reused, 0);
+    assert_eq!(
+        thinker.think(&g, Budget::Simulations(16)).unwrap().reused,
+        0
+    );
     // A time budget stops at its deadline (generous bound: the machine may be busy).
     thinker.set_reuse(true);
     let t0 = Instant::now();
-    let timed = thinker.think(&g, Budget::Time(Duration::from_millis(50))).unwrap();
+    let timed = thinker
+        .think(&g, Budget::Time(Duration::from_millis(50)))
+        .unwrap();
     assert!(timed.simulations > 0);
-    assert!(t0.elapsed() < Duration::from_millis(1_000), "{:?}", t0.elapsed());
+    assert!(
+        t0.elapsed() < Duration::from_millis(1_000),
+        "{:?}",
+        t0.elapsed()
+    );
     // The principal line starts with the move asked for and is legal.
     let line = thinker.principal_line(timed.best_move, 6);
     assert_eq!(line[0], timed.best_move);
