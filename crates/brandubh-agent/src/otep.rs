@@ -276,6 +276,10 @@ pub struct Engine {
     started: bool,
     /// The side the engine plays, once a `play` named it.
     ours: Option<Side>,
+    /// The position before the engine's last move, and that move.
+    last_sent: Option<(Position, brandubh_rules::Move)>,
+    /// Moves the host refused (`error`) in a position: never sent there again.
+    refused: Vec<(Position, brandubh_rules::Move)>,
 }
 
 impl Engine {
@@ -289,6 +293,8 @@ impl Engine {
             clock: None,
             started: false,
             ours: None,
+            last_sent: None,
+            refused: Vec::new(),
         }
     }
 
@@ -327,7 +333,10 @@ impl Engine {
     fn handle(&mut self, command: Command, received: Instant, step: &mut Step) {
         match command {
             Command::Hello | Command::Start => {}
-            Command::Rules(rules) => self.rules(&rules, step),
+            Command::Rules(rules) => {
+                self.refused.clear();
+                self.rules(&rules, step);
+            }
             Command::Position(record) => {
                 let side = self.game.side_to_move();
                 match otn::parse_position(&record, side) {
@@ -367,11 +376,16 @@ impl Engine {
                 self.started = false;
                 self.ours = None;
                 self.clock = None;
+                self.refused.clear();
                 self.thinker.clear();
             }
             Command::Goodbye => step.exit = Some(0),
             Command::Error(code) => {
                 step.log(format!("the host refused our last move (error {code})"));
+                // The host will send its position and `play` again: try another move.
+                if let Some(sent) = self.last_sent.take() {
+                    self.refused.push(sent);
+                }
             }
         }
     }
@@ -492,7 +506,13 @@ impl Engine {
         };
         match self.thinker.think_until(&self.game, budget, deadline) {
             Ok(a) => {
-                let mv = a.best_move;
+                let here = *self.game.position();
+                let allowed = |m: &brandubh_rules::Move| !self.refused.contains(&(here, *m));
+                let Some(mv) = a.moves.iter().map(|m| m.mv).find(allowed) else {
+                    step.send("error 0 the host refused every legal move here");
+                    return;
+                };
+                self.last_sent = Some((here, mv));
                 step.send(format!("move {}", otn::write_move(mv)));
                 let used = received.elapsed();
                 let planned = plan.map_or_else(String::new, |p| {
@@ -620,6 +640,54 @@ mod tests {
             panic!("clock -1");
         };
         assert_eq!(c.attackers.millis, 0);
+    }
+
+    fn tiny_engine() -> Engine {
+        use brandubh_net::{Device, NetConfig};
+        let model = NetConfig::new()
+            .with_channels(8)
+            .with_blocks(1)
+            .init(&Device::flex());
+        let meta = crate::AgentMeta::new(
+            "tiny",
+            crate::SearchSettings::from_algorithm(crate::SearchAlgo::Puct, 16),
+            crate::TrainingInfo::default(),
+            crate::SourceInfo::default(),
+        );
+        let agent = crate::Agent::from_model(&model, meta, "tiny.agent").unwrap();
+        let options = EngineOptions {
+            time: TimeManager::default(),
+            untimed_simulations: 16,
+        };
+        Engine::new(agent.thinker(1).unwrap(), options)
+    }
+
+    fn sent_move(step: &Step) -> String {
+        step.send
+            .iter()
+            .find_map(|l| l.strip_prefix("move "))
+            .expect("a move")
+            .to_owned()
+    }
+
+    #[test]
+    fn a_move_the_host_refuses_is_not_sent_again() {
+        let mut engine = tiny_engine();
+        let now = Instant::now();
+        engine.handle_line(&format!("rules {}", otn::BRANDUBH_RULES), now);
+        let first = sent_move(&engine.handle_line("play defenders", now));
+        // The host refuses it, restates the start and asks again (OTEP's error sequence).
+        engine.handle_line("error 2", now);
+        let start = otn::write_position(&Position::start());
+        engine.handle_line(&format!("opponent-move d7-d6 {start}"), now);
+        let second = sent_move(&engine.handle_line("play defenders", now));
+        assert_ne!(first, second);
+        assert_eq!(engine.game().ply(), 1);
+        // A position that differs from the engine's is adopted.
+        let step = engine.handle_line(&format!("move {start}"), now);
+        assert!(step.log.iter().any(|l| l.contains("adopting")), "{step:?}");
+        assert_eq!(engine.game().ply(), 0);
+        assert_eq!(engine.game().side_to_move(), Side::Black);
     }
 
     #[test]
