@@ -8,9 +8,7 @@ use std::time::Duration;
 use brandubh_net::encoding::{ENCODING_VERSION, NUM_PLANES, PLANE_SIZE, POLICY_SIZE};
 use brandubh_net::{Device, FastNet, NetConfig, NetEvaluator, PolicyValueNet, checkpoint};
 use brandubh_rules::{Game, Move};
-use brandubh_search::{
-    Evaluator, Leaf, MAX_SIMULATIONS, MctsPlayer, SearchConfig, SearchSettings,
-};
+use brandubh_search::{Evaluator, Leaf, MctsPlayer, SearchConfig, SearchSettings};
 
 use crate::error::AgentError;
 use crate::format;
@@ -43,13 +41,14 @@ pub struct Agent {
 /// How long a search may run.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Budget {
-    /// Exactly this many new simulations (1 to [`MAX_SIMULATIONS`]), however long they
+    /// Exactly this many new simulations (1 to [`brandubh_search::MAX_SIMULATIONS`]), however long they
     /// take; visits kept from earlier moves by tree reuse come on top.
     Simulations(u32),
     /// Until this much time has passed since the search began: the clock is read after
     /// every network call and the search stops at the first reading past the deadline
     /// (so it overruns by at most one call, plus the root's own evaluation when the tree
-    /// has none). Never converted to a simulation count; at most [`MAX_SIMULATIONS`].
+    /// has none). Never converted to a simulation count; at most
+    /// [`brandubh_search::MAX_SIMULATIONS`].
     Time(Duration),
 }
 

@@ -650,7 +650,7 @@ mod tests {
             .init(&Device::flex());
         let meta = crate::AgentMeta::new(
             "tiny",
-            crate::SearchSettings::from_algorithm(crate::SearchAlgo::Puct, 16),
+            brandubh_search::SearchSettings::new(brandubh_search::Algorithm::Puct, 16),
             crate::TrainingInfo::default(),
             crate::SourceInfo::default(),
         );

@@ -9,9 +9,11 @@ use std::time::{Duration, Instant};
 
 use brandubh_net::NetEvaluator;
 use brandubh_rules::{Game, Move};
-use brandubh_search::{Algorithm, Evaluator, Leaf, Player, Search, SearchConfig, SearchError};
+use brandubh_search::{
+    AlgorithmConfig, Evaluator, Leaf, MAX_SIMULATIONS, Player, Search, SearchConfig, SearchError,
+};
 
-use crate::agent::{Agent, Analysis, Budget, MAX_SIMULATIONS, MoveStats};
+use crate::agent::{Agent, Analysis, Budget, MoveStats};
 use crate::error::AgentError;
 
 /// Most leaves one network call may take ([`Thinker::set_batch`]).
@@ -25,7 +27,8 @@ const GUMBEL_PLAN_MARGIN: f64 = 1.25;
 /// A stateful searcher for one game (see the module documentation).
 ///
 /// ```
-/// use brandubh_agent::{Agent, AgentMeta, Budget, SearchSettings, SourceInfo, TrainingInfo};
+/// use brandubh_agent::{Agent, AgentMeta, Budget, SourceInfo, TrainingInfo};
+/// use brandubh_search::SearchSettings;
 /// use brandubh_net::{Device, NetConfig};
 /// use brandubh_rules::Game;
 ///
@@ -230,7 +233,7 @@ impl Thinker {
     /// halving is planned for a budget, what the measured rate says fits (a short
     /// calibration before the first timed search).
     fn plan_for(&mut self, time: Duration, game: &Game) -> u32 {
-        if matches!(self.config.algorithm, Algorithm::Puct(_)) {
+        if matches!(self.config.algorithm, AlgorithmConfig::Puct(_)) {
             return MAX_SIMULATIONS;
         }
         if self.rate <= 0.0 {

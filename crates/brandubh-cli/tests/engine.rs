@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 
 use brandubh_agent::clock::{SideClock, TimeManager};
 use brandubh_agent::otn;
-use brandubh_agent::{Agent, AgentMeta, SearchSettings, SourceInfo, TrainingInfo};
+use brandubh_agent::{Agent, AgentMeta, SourceInfo, TrainingInfo};
+use brandubh_search::SearchSettings;
 use brandubh_net::{Device, NetConfig};
 use brandubh_rules::{Game, Move, Position, Side};
 use rand::seq::IndexedRandom;
@@ -43,7 +44,7 @@ fn tiny_agent() -> &'static Path {
             .init(&device);
         let meta = AgentMeta::new(
             "tiny",
-            SearchSettings::from_algorithm(brandubh_agent::SearchAlgo::Puct, 8),
+            SearchSettings::new(brandubh_search::Algorithm::Puct, 8),
             TrainingInfo::default(),
             SourceInfo::default(),
         );
