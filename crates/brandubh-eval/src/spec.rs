@@ -620,6 +620,8 @@ mod tests {
             ("ckpt:a/b@algo=puct@sims=8", "ckpt:a/b@sims=8@algo=puct"),
             ("models/v1.agent", "agent:models/v1.agent"),
             ("agent:m/x.agent@sims=400", "agent:m/x.agent@sims=400"),
+            ("m/x.agent@reuse=no@time=0.05s", "agent:m/x.agent@time=50ms@reuse=no"),
+            ("agent:m/x.agent@time=2s@reuse=yes", "agent:m/x.agent@time=2s"),
         ] {
             let spec = ok(given);
             assert_eq!(spec.to_string(), canonical);
@@ -712,7 +714,15 @@ mod tests {
             ),
             (
                 "models/best.agent@algo=puct",
-                "agent spec \"models/best.agent@algo=puct\": unknown option \"algo\" for agent; it accepts @sims=N",
+                "agent spec \"models/best.agent@algo=puct\": unknown option \"algo\" for agent; it accepts @sims=N or @time=TIME, and @reuse=yes|no",
+            ),
+            (
+                "m/x.agent@sims=8@time=1s",
+                "agent spec \"m/x.agent@sims=8@time=1s\": time must be given without @sims (a budget is simulations or time, not both), got \"1s\"",
+            ),
+            (
+                "m/x.agent@reuse=maybe",
+                "agent spec \"m/x.agent@reuse=maybe\": reuse must be yes or no, got \"maybe\"",
             ),
         ];
         for (spec, message) in cases {
