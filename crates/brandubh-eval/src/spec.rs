@@ -620,8 +620,14 @@ mod tests {
             ("ckpt:a/b@algo=puct@sims=8", "ckpt:a/b@sims=8@algo=puct"),
             ("models/v1.agent", "agent:models/v1.agent"),
             ("agent:m/x.agent@sims=400", "agent:m/x.agent@sims=400"),
-            ("m/x.agent@reuse=no@time=0.05s", "agent:m/x.agent@time=50ms@reuse=no"),
-            ("agent:m/x.agent@time=2s@reuse=yes", "agent:m/x.agent@time=2s"),
+            (
+                "m/x.agent@reuse=no@time=0.05s",
+                "agent:m/x.agent@time=50ms@reuse=no",
+            ),
+            (
+                "agent:m/x.agent@time=2s@reuse=yes",
+                "agent:m/x.agent@time=2s",
+            ),
         ] {
             let spec = ok(given);
             assert_eq!(spec.to_string(), canonical);
