@@ -3,15 +3,12 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use brandubh_net::encoding::{ENCODING_VERSION, NUM_PLANES, PLANE_SIZE, POLICY_SIZE};
 use brandubh_net::{Device, FastNet, NetConfig, NetEvaluator, PolicyValueNet, checkpoint};
 use brandubh_rules::{Game, Move};
-use brandubh_search::{
-    Evaluator, Leaf, MAX_SIMULATIONS, MctsPlayer, Search, SearchConfig, SearchSettings,
-};
+use brandubh_search::{Evaluator, Leaf, MctsPlayer, SearchConfig, SearchSettings};
 
 use crate::error::AgentError;
 use crate::format;
@@ -39,17 +36,19 @@ pub struct Agent {
     net: Arc<FastNet>,
     weights: Vec<u8>,
     path: PathBuf,
-    /// Simulations per second measured so far (f64 bits; 0: not measured), for time budgets.
-    rate: AtomicU64,
 }
 
 /// How long a search may run.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Budget {
-    /// This many simulations.
+    /// Exactly this many new simulations (1 to [`brandubh_search::MAX_SIMULATIONS`]), however long they
+    /// take; visits kept from earlier moves by tree reuse come on top.
     Simulations(u32),
-    /// About this long: the simulations this agent runs in that time on this machine,
-    /// measured on its earlier searches (a short calibration before the first).
+    /// Until this much time has passed since the search began: the clock is read after
+    /// every network call and the search stops at the first reading past the deadline
+    /// (so it overruns by at most one call, plus the root's own evaluation when the tree
+    /// has none). Never converted to a simulation count; at most
+    /// [`brandubh_search::MAX_SIMULATIONS`].
     Time(Duration),
 }
 
@@ -80,8 +79,10 @@ pub struct Analysis {
     pub net_value: f32,
     /// Every legal move: the best move first, then by visits and prior.
     pub moves: Vec<MoveStats>,
-    /// Simulations run.
+    /// Simulations run by this search.
     pub simulations: u32,
+    /// Visits of the root kept from earlier searches by tree reuse (0 for a fresh tree).
+    pub reused: u32,
     /// Time the search took.
     pub elapsed: Duration,
 }
@@ -109,7 +110,6 @@ impl Agent {
             meta,
             weights: weights.to_vec(),
             path: path.to_path_buf(),
-            rate: AtomicU64::new(0),
         })
     }
 
@@ -152,7 +152,6 @@ impl Agent {
             meta,
             weights,
             path: path.to_path_buf(),
-            rate: AtomicU64::new(0),
         })
     }
 
@@ -256,92 +255,12 @@ impl Agent {
     }
 
     /// Searches the current position of `game` with this agent's settings and `budget`
-    /// (a fresh tree, seeded with `seed`) and reports every root move.
+    /// (a fresh tree, seeded with `seed`) and reports every root move. To keep the tree
+    /// between the moves of a game, use a [`crate::Thinker`].
     pub fn analyze(&self, game: &Game, budget: Budget, seed: u64) -> Result<Analysis, AgentError> {
-        let search_err = |cause| AgentError::Search {
-            path: self.path.clone(),
-            cause,
-        };
-        if game.is_over() {
-            return Err(search_err(brandubh_search::SearchError::GameOver));
-        }
-        let simulations = match budget {
-            Budget::Simulations(n) => n,
-            Budget::Time(t) => self.simulations_for(t, game),
-        };
-        let config = self.search_config(Some(simulations), None)?;
-        let mut evaluator = self.evaluator();
-        let t0 = Instant::now();
-        let mut search = Search::new(game.clone(), config, seed).map_err(search_err)?;
-        let result = search.run(&mut evaluator, 1).map_err(search_err)?;
-        let elapsed = t0.elapsed();
-        self.record_rate(result.simulations, elapsed);
-        let tree = search.tree();
-        let root = tree.root();
-        let mut moves: Vec<MoveStats> = tree
-            .children(root)
-            .zip(&result.policy)
-            .map(|(child, &policy)| {
-                let node = tree.node(child);
-                MoveStats {
-                    mv: node.mv().unwrap_or(result.best_move),
-                    visits: node.visits(),
-                    prior: node.prior(),
-                    policy,
-                    // A child's value is from its own side to move's view: the opponent's.
-                    q: (node.visits() > 0).then(|| -node.value()),
-                }
-            })
-            .collect();
-        let best = result.best_move;
-        moves.sort_by(|a, b| {
-            (b.mv == best)
-                .cmp(&(a.mv == best))
-                .then(b.visits.cmp(&a.visits))
-                .then(b.prior.total_cmp(&a.prior))
-        });
-        let net_value = self.evaluate(game).map_or(0.0, |(v, _)| v);
-        Ok(Analysis {
-            best_move: best,
-            value: result.value,
-            net_value,
-            moves,
-            simulations: result.simulations,
-            elapsed,
-        })
-    }
-
-    /// Simulations that fit in `time`, from the rate measured so far (a short calibration
-    /// the first time).
-    fn simulations_for(&self, time: Duration, game: &Game) -> u32 {
-        let mut rate = f64::from_bits(self.rate.load(Ordering::Relaxed));
-        if rate <= 0.0 {
-            // Calibrate: single-leaf evaluations dominate a search's cost.
-            let mut e = self.evaluator();
-            let leaf = [Leaf::from_game(game)];
-            let t0 = Instant::now();
-            let n = 16;
-            for _ in 0..n {
-                let _ = e.evaluate(&leaf);
-            }
-            rate = f64::from(n) / t0.elapsed().as_secs_f64().max(1e-9) * 0.8;
-        }
-        (rate * time.as_secs_f64()).clamp(1.0, f64::from(MAX_SIMULATIONS)) as u32
-    }
-
-    /// Remembers the speed of a search (a running mean favouring recent searches).
-    fn record_rate(&self, simulations: u32, elapsed: Duration) {
-        if simulations < 8 || elapsed.is_zero() {
-            return;
-        }
-        let measured = f64::from(simulations) / elapsed.as_secs_f64();
-        let old = f64::from_bits(self.rate.load(Ordering::Relaxed));
-        let new = if old > 0.0 {
-            0.5 * old + 0.5 * measured
-        } else {
-            measured
-        };
-        self.rate.store(new.to_bits(), Ordering::Relaxed);
+        let mut thinker = self.thinker(seed)?;
+        thinker.set_reuse(false);
+        thinker.think(game, budget)
     }
 }
 

@@ -8,7 +8,12 @@
 //! - [`Agent::player`]: a seeded [`brandubh_search::MctsPlayer`] with the agent's search
 //!   settings, for games and matches;
 //! - [`Agent::analyze`]: a search of one position with every root move's visits, prior,
-//!   search policy and value.
+//!   search policy and value;
+//! - [`Thinker`]: the search of a whole game, keeping the subtree of the moves played and
+//!   thinking for a number of simulations or until a deadline ([`Budget`]);
+//! - [`clock`]: the time manager (how long to think on an OpenTafl clock);
+//! - [`otn`] and [`otep`]: OpenTafl's notation (rules strings, positions, moves) and its
+//!   engine protocol's commands, as pure parsers and writers.
 //!
 //! # The file format (version 1)
 //!
@@ -69,13 +74,18 @@
               serialises; non-finite floats become `null`"
 )]
 mod agent;
+pub mod clock;
 mod error;
 mod export;
 pub mod format;
 mod meta;
+pub mod otep;
+pub mod otn;
+mod thinker;
 
 pub use agent::{Agent, Analysis, Budget, MoveStats};
 pub use error::AgentError;
 pub use export::{ExportOptions, export_checkpoint, training_info};
 pub use format::{FORMAT_VERSION, MAGIC};
 pub use meta::{AgentMeta, RULES_NAME, SourceInfo, TrainingInfo, utc_date};
+pub use thinker::{MAX_BATCH, Thinker, ThinkerPlayer};

@@ -373,3 +373,59 @@ fn players_play_whole_games() {
     assert!(agent.player_with(Some(0), None, 1).is_err());
     assert!(agent.player_with(Some(2_000_000), None, 1).is_err());
 }
+
+#[test]
+fn a_thinker_keeps_its_tree_over_both_sides_moves_and_keeps_to_a_deadline() {
+    use std::time::{Duration, Instant};
+    let agent = Agent::from_bytes(&tiny_agent_bytes(), "tiny.agent").unwrap();
+    let mut thinker = agent.thinker(5).unwrap();
+    let mut game = Game::default();
+    let first = thinker.think(&game, Budget::Simulations(64)).unwrap();
+    assert_eq!((first.simulations, first.reused), (64, 0));
+    // Our move, then the opponent's reply: the tree is carried over both.
+    game.play(first.best_move).unwrap();
+    let reply = thinker.think(&game, Budget::Simulations(64)).unwrap();
+    assert!(reply.reused > 0, "the subtree of our move was kept");
+    game.play(reply.best_move).unwrap();
+    let again = thinker.think(&game, Budget::Simulations(64)).unwrap();
+    assert!(again.reused > 0);
+    // The root's visits are the kept ones plus this search's.
+    assert_eq!(
+        again.moves.iter().map(|m| m.visits).sum::<u32>(),
+        again.reused - 1 + 64,
+        "the root's own first visit is its evaluation"
+    );
+    // A game that does not continue the last one starts afresh.
+    let other = thinker
+        .think(&Game::default(), Budget::Simulations(8))
+        .unwrap();
+    assert_eq!(other.reused, 0);
+    // Without reuse nothing is kept.
+    thinker.set_reuse(false);
+    let mut g = Game::default();
+    let a = thinker.think(&g, Budget::Simulations(16)).unwrap();
+    g.play(a.best_move).unwrap();
+    assert_eq!(
+        thinker.think(&g, Budget::Simulations(16)).unwrap().reused,
+        0
+    );
+    // A time budget stops at its deadline (generous bound: the machine may be busy).
+    thinker.set_reuse(true);
+    let t0 = Instant::now();
+    let timed = thinker
+        .think(&g, Budget::Time(Duration::from_millis(50)))
+        .unwrap();
+    assert!(timed.simulations > 0);
+    assert!(
+        t0.elapsed() < Duration::from_millis(1_000),
+        "{:?}",
+        t0.elapsed()
+    );
+    // The principal line starts with the move asked for and is legal.
+    let line = thinker.principal_line(timed.best_move, 6);
+    assert_eq!(line[0], timed.best_move);
+    let mut replay = g.clone();
+    for mv in line {
+        replay.play(mv).unwrap();
+    }
+}

@@ -1,6 +1,6 @@
-//! The fuzz target `agent_file` as a regression test: every input of its committed corpus
-//! (`fuzz/corpus/agent_file`) goes through the same checks the fuzzer runs
-//! (`fuzz/src/agent.rs`).
+//! The fuzz targets `agent_file` and `otep` as regression tests: every input of their
+//! committed corpora (`fuzz/corpus/agent_file`, `fuzz/corpus/otep`) goes through the same
+//! checks the fuzzer runs (`fuzz/src/agent.rs`, `fuzz/src/otep.rs`).
 
 #![allow(
     clippy::unwrap_used,
@@ -16,4 +16,21 @@ mod corpus;
 #[test]
 fn agent_file_corpus() {
     corpus::replay("agent_file", agent::load);
+}
+
+#[path = "../../../fuzz/src/otep.rs"]
+mod otep;
+
+#[test]
+fn otep_corpus() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/otep");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("a corpus entry").path())
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "{}: empty corpus", dir.display());
+    for file in files {
+        otep::parse(&std::fs::read(&file).expect("read a corpus file"));
+    }
 }

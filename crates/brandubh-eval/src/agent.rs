@@ -65,6 +65,8 @@ enum Kind {
     File {
         agent: Arc<brandubh_agent::Agent>,
         simulations: Option<u32>,
+        time: Option<std::time::Duration>,
+        reuse: bool,
     },
 }
 
@@ -125,12 +127,19 @@ impl Entrant {
                 }
             }
             // The file's errors name it.
-            AgentSpec::File { path, simulations } => Kind::File {
+            AgentSpec::File {
+                path,
+                simulations,
+                time,
+                reuse,
+            } => Kind::File {
                 agent: Arc::new(
                     brandubh_agent::Agent::load(path)
                         .map_err(|e| EvalError::Checkpoint(e.to_string()))?,
                 ),
                 simulations: *simulations,
+                time: *time,
+                reuse: *reuse,
             },
         };
         let agent = Entrant {
@@ -243,7 +252,12 @@ impl PlayerFactory for Entrant {
                 MctsPlayer::new(NetEvaluator::new(Arc::clone(net)), search(settings)?, seed)
                     .map_err(bad)?,
             ),
-            Kind::File { agent, simulations } => Box::new(
+            Kind::File {
+                agent,
+                simulations,
+                time: None,
+                reuse: true,
+            } => Box::new(
                 agent
                     .player_with(*simulations, Some(ply_cap), seed)
                     .map_err(|e| EvalError::AgentConfig {
@@ -251,6 +265,27 @@ impl PlayerFactory for Entrant {
                         cause: e.to_string(),
                     })?,
             ),
+            Kind::File {
+                agent,
+                simulations,
+                time,
+                reuse,
+            } => {
+                let budget = match (time, simulations) {
+                    (Some(t), _) => brandubh_agent::Budget::Time(*t),
+                    (None, Some(n)) => brandubh_agent::Budget::Simulations(*n),
+                    (None, None) => {
+                        brandubh_agent::Budget::Simulations(agent.meta().search.simulations)
+                    }
+                };
+                let mut thinker = agent.thinker(seed).map_err(|e| EvalError::AgentConfig {
+                    agent: self.name.clone(),
+                    cause: e.to_string(),
+                })?;
+                thinker.set_reuse(*reuse);
+                thinker.set_ply_cap(Some(ply_cap));
+                Box::new(brandubh_agent::ThinkerPlayer::new(thinker, budget))
+            }
         })
     }
 }

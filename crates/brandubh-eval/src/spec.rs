@@ -20,7 +20,10 @@
 //!                          the other search constants are the run's (its config.toml;
 //!                          the search crate's defaults for a checkpoint outside a run)
 //! agent:FILE             an exported agent file (brandubh export), with the search
-//! FILE.agent               settings stored in it; option: @sims=N (default: the file's)
+//! FILE.agent               settings stored in it; options: @sims=N (default: the
+//!                          file's) or @time=TIME (per move, e.g. 50ms: the search stops
+//!                          at that deadline), @reuse=yes|no (keep the subtree of the
+//!                          moves played between turns; default yes)
 //! ```
 //!
 //! Examples: `mcts:1000`, `alphabeta:3`, `run:runs/quick@sims=32`,
@@ -101,6 +104,10 @@ pub enum AgentSpec {
         path: PathBuf,
         /// Simulations per move; `None`: the file's.
         simulations: Option<u32>,
+        /// Thinking time per move instead of simulations (`@time=`).
+        time: Option<Duration>,
+        /// Whether the search keeps the subtree of the moves played (`@reuse=no`: not).
+        reuse: bool,
     },
 }
 
@@ -343,13 +350,40 @@ fn parse(spec: &str) -> Result<AgentSpec, SpecProblem> {
 
 /// `agent:FILE` or `FILE.agent`, with its options.
 fn agent_file(path: &str, raw_options: &[&str]) -> Result<AgentSpec, SpecProblem> {
-    let opts = Options::parse("agent", &["sims"], "it accepts @sims=N", raw_options)?;
+    let opts = Options::parse(
+        "agent",
+        &["sims", "time", "reuse"],
+        "it accepts @sims=N or @time=TIME, and @reuse=yes|no",
+        raw_options,
+    )?;
+    let simulations = opts
+        .get("sims")
+        .map(|v| parse_count("sims", v, MAX_SIMULATIONS))
+        .transpose()?;
+    let time = opts.get("time").map(parse_time).transpose()?;
+    if simulations.is_some() && time.is_some() {
+        return Err(SpecProblem::BadValue {
+            what: "time",
+            value: opts.get("time").unwrap_or_default().to_owned(),
+            expected: "given without @sims (a budget is simulations or time, not both)",
+        });
+    }
+    let reuse = match opts.get("reuse") {
+        None | Some("yes") => true,
+        Some("no") => false,
+        Some(other) => {
+            return Err(SpecProblem::BadValue {
+                what: "reuse",
+                value: other.to_owned(),
+                expected: "yes or no",
+            });
+        }
+    };
     Ok(AgentSpec::File {
         path: PathBuf::from(path),
-        simulations: opts
-            .get("sims")
-            .map(|v| parse_count("sims", v, MAX_SIMULATIONS))
-            .transpose()?,
+        simulations,
+        time,
+        reuse,
     })
 }
 
@@ -437,14 +471,7 @@ impl fmt::Display for AgentSpec {
             }
             AgentSpec::AlphaBeta(AlphaBetaLimit::Depth(d)) => write!(f, "alphabeta:{d}"),
             AgentSpec::AlphaBeta(AlphaBetaLimit::Time(t)) => {
-                let us = t.as_micros();
-                if us % 1_000_000 == 0 {
-                    write!(f, "alphabeta:{}s", us / 1_000_000)
-                } else if us % 1000 == 0 {
-                    write!(f, "alphabeta:{}ms", us / 1000)
-                } else {
-                    write!(f, "alphabeta:{}s", t.as_secs_f64())
-                }
+                write!(f, "alphabeta:{}", time_text(*t))
             }
             AgentSpec::Net {
                 source,
@@ -457,14 +484,37 @@ impl fmt::Display for AgentSpec {
                 }
                 write_net_options(f, *simulations, *algorithm)
             }
-            AgentSpec::File { path, simulations } => {
+            AgentSpec::File {
+                path,
+                simulations,
+                time,
+                reuse,
+            } => {
                 write!(f, "agent:{}", path.display())?;
                 if let Some(n) = simulations {
                     write!(f, "@sims={n}")?;
                 }
+                if let Some(t) = time {
+                    write!(f, "@time={}", time_text(*t))?;
+                }
+                if !reuse {
+                    f.write_str("@reuse=no")?;
+                }
                 Ok(())
             }
         }
+    }
+}
+
+/// `1s`, `500ms` or `2.5s`: a time as the specs write it.
+fn time_text(t: Duration) -> String {
+    let us = t.as_micros();
+    if us % 1_000_000 == 0 {
+        format!("{}s", us / 1_000_000)
+    } else if us % 1000 == 0 {
+        format!("{}ms", us / 1000)
+    } else {
+        format!("{}s", t.as_secs_f64())
     }
 }
 
@@ -570,6 +620,14 @@ mod tests {
             ("ckpt:a/b@algo=puct@sims=8", "ckpt:a/b@sims=8@algo=puct"),
             ("models/v1.agent", "agent:models/v1.agent"),
             ("agent:m/x.agent@sims=400", "agent:m/x.agent@sims=400"),
+            (
+                "m/x.agent@reuse=no@time=0.05s",
+                "agent:m/x.agent@time=50ms@reuse=no",
+            ),
+            (
+                "agent:m/x.agent@time=2s@reuse=yes",
+                "agent:m/x.agent@time=2s",
+            ),
         ] {
             let spec = ok(given);
             assert_eq!(spec.to_string(), canonical);
@@ -662,7 +720,15 @@ mod tests {
             ),
             (
                 "models/best.agent@algo=puct",
-                "agent spec \"models/best.agent@algo=puct\": unknown option \"algo\" for agent; it accepts @sims=N",
+                "agent spec \"models/best.agent@algo=puct\": unknown option \"algo\" for agent; it accepts @sims=N or @time=TIME, and @reuse=yes|no",
+            ),
+            (
+                "m/x.agent@sims=8@time=1s",
+                "agent spec \"m/x.agent@sims=8@time=1s\": time must be given without @sims (a budget is simulations or time, not both), got \"1s\"",
+            ),
+            (
+                "m/x.agent@reuse=maybe",
+                "agent spec \"m/x.agent@reuse=maybe\": reuse must be yes or no, got \"maybe\"",
             ),
         ];
         for (spec, message) in cases {

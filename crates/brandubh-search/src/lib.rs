@@ -55,6 +55,6 @@ pub use error::SearchError;
 pub use evaluator::{Evaluation, Evaluator, Leaf};
 pub use evaluators::{GreedyEvaluator, RolloutEvaluator, UniformEvaluator};
 pub use players::{GreedyPlayer, MctsPlayer, Player, RandomPlayer, SearchingPlayer};
-pub use search::{Search, SearchResult, search};
+pub use search::{MAX_TERMINALS_PER_GATHER, Search, SearchResult, search};
 pub use settings::{Algorithm, MAX_SIMULATIONS, SearchSettings, UnknownAlgorithm};
 pub use tree::{Node, NodeId, Tree};

@@ -2,6 +2,8 @@
 //! virtual loss) and *apply* (take their evaluations back), plus the synchronous
 //! [`Search::run`] and the result of a search.
 
+use std::time::Instant;
+
 use brandubh_rules::{Game, Move, MoveList};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -12,6 +14,9 @@ use crate::evaluator::{Evaluation, Evaluator, Leaf};
 use crate::gumbel::{self, GumbelRoot};
 use crate::puct;
 use crate::tree::{ROOT, State, Tree};
+
+/// Most simulations ending on a terminal node that one [`Search::gather`] call finishes.
+pub const MAX_TERMINALS_PER_GATHER: u32 = 1024;
 
 /// What a search says about the root position.
 #[derive(Clone, Debug, PartialEq)]
@@ -134,7 +139,9 @@ impl Search {
     /// Gathering stops early when the budget is all started, or when a simulation runs into
     /// a leaf already waiting for its evaluation (apply the pending ones, then gather
     /// again). While a fresh root waits for its own evaluation, nothing else is handed out.
-    /// With no leaf in flight, this returns 0 only once the search is done.
+    /// At most [`MAX_TERMINALS_PER_GATHER`] simulations ending on terminal nodes are
+    /// finished per call. With no leaf in flight, this returns 0 only once the search is
+    /// done or after finishing terminal simulations only (then [`Search::simulations`] grew).
     pub fn gather(&mut self, max_leaves: usize, out: &mut Vec<Leaf>) -> usize {
         if self.game.is_over() || max_leaves == 0 {
             return 0;
@@ -155,6 +162,7 @@ impl Search {
             self.prepare_root();
         }
         let mut handed_out = 0;
+        let mut terminals = 0;
         while handed_out < max_leaves && self.started < self.config.simulations {
             match self.descend(out) {
                 Descent::Leaf(node) => {
@@ -165,6 +173,12 @@ impl Search {
                 Descent::Terminal => {
                     self.started += 1;
                     self.spent += 1;
+                    terminals += 1;
+                    // Bounded, so that a caller watching a clock gets control back soon
+                    // even where every line ends in a terminal position.
+                    if terminals >= MAX_TERMINALS_PER_GATHER {
+                        break;
+                    }
                 }
                 Descent::Collision => break,
             }
@@ -220,8 +234,52 @@ impl Search {
         let mut leaves = Vec::with_capacity(max_batch.max(1));
         while !self.is_done() {
             leaves.clear();
+            let before = self.spent;
             if self.gather(max_batch.max(1), &mut leaves) == 0 {
+                if self.spent == before {
+                    break;
+                }
+                continue;
+            }
+            let evaluations = evaluator.evaluate(&leaves);
+            self.apply(&evaluations)?;
+        }
+        self.result()
+    }
+
+    /// Runs the search until it is done or `deadline` has passed, whichever comes first,
+    /// handing `evaluator` up to `max_batch` leaves at a time, and returns the result.
+    ///
+    /// The clock is read after every evaluator call (one batch of simulations), never
+    /// converted to a simulation count: the budget of [`SearchConfig::simulations`] is an
+    /// upper bound (and, for Gumbel, the plan of the sequential halving). A fresh root is
+    /// always evaluated, so a result exists even when the deadline has already passed;
+    /// with no simulation run the move is the network's (PUCT: the highest prior; Gumbel:
+    /// the highest `g + log π`).
+    pub fn run_until<E: Evaluator + ?Sized>(
+        &mut self,
+        evaluator: &mut E,
+        max_batch: usize,
+        deadline: Instant,
+    ) -> Result<SearchResult, SearchError> {
+        if !self.pending.is_empty() {
+            return Err(SearchError::LeavesInFlight {
+                count: self.pending.len(),
+            });
+        }
+        let mut leaves = Vec::with_capacity(max_batch.max(1));
+        while !self.is_done() {
+            let root_ready = self.tree.get(ROOT).is_expanded();
+            if root_ready && Instant::now() >= deadline {
                 break;
+            }
+            leaves.clear();
+            let before = self.spent;
+            if self.gather(max_batch.max(1), &mut leaves) == 0 {
+                if self.spent == before {
+                    break;
+                }
+                continue;
             }
             let evaluations = evaluator.evaluate(&leaves);
             self.apply(&evaluations)?;
@@ -300,6 +358,27 @@ impl Search {
             Some(c) if self.tree.get(c).is_expanded() => self.tree.reroot(c),
             _ => self.tree.clear(),
         }
+        self.started = 0;
+        self.spent = 0;
+        self.root_ready = false;
+        Ok(())
+    }
+
+    /// Starts a new search of the same root with a budget of `simulations`, keeping the
+    /// tree (its visits count as reused, like those kept by [`Search::advance`]); the root
+    /// noise is drawn again. Refused while leaves are in flight or for a budget of 0.
+    pub fn renew(&mut self, simulations: u32) -> Result<(), SearchError> {
+        if !self.pending.is_empty() {
+            return Err(SearchError::LeavesInFlight {
+                count: self.pending.len(),
+            });
+        }
+        let config = SearchConfig {
+            simulations,
+            ..self.config.clone()
+        };
+        config.validate()?;
+        self.config = config;
         self.started = 0;
         self.spent = 0;
         self.root_ready = false;

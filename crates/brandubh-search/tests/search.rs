@@ -461,3 +461,59 @@ fn bad_settings_and_finished_games_are_refused() {
         Err(SearchError::GameOver)
     ));
 }
+
+#[test]
+fn run_until_stops_at_the_deadline_and_always_has_a_result() {
+    use std::time::{Duration, Instant};
+    for config in [
+        SearchConfig::puct(1_000_000).without_noise(),
+        SearchConfig::gumbel(1_000_000),
+    ] {
+        // A deadline already passed: the root is evaluated, no simulation runs, and the
+        // result is the network's choice.
+        let mut search = Search::new(Game::default(), config.clone(), 1).unwrap();
+        let mut eval = RolloutEvaluator::new(1, 20);
+        let r = search.run_until(&mut eval, 1, Instant::now()).unwrap();
+        assert_eq!(r.simulations, 0);
+        assert_eq!(r.moves.len(), 24);
+        // A short deadline: simulations run, and the search stops long before its budget
+        // (generous bounds: the machine may be busy).
+        let t0 = Instant::now();
+        let r = search
+            .run_until(&mut eval, 4, t0 + Duration::from_millis(30))
+            .unwrap();
+        assert!(r.simulations > 0);
+        assert!(t0.elapsed() < Duration::from_secs(2), "{:?}", t0.elapsed());
+        assert!(!search.is_done());
+    }
+}
+
+#[test]
+fn advance_and_renew_keep_the_subtree_and_its_visits() {
+    for config in [
+        SearchConfig::puct(200).without_noise(),
+        SearchConfig::gumbel(200),
+    ] {
+        let mut search = Search::new(Game::default(), config, 3).unwrap();
+        let mut eval = RolloutEvaluator::new(3, 30);
+        let r = search.run(&mut eval, 1).unwrap();
+        let tree = search.tree();
+        let child = tree
+            .children(tree.root())
+            .find(|&c| tree.node(c).mv() == Some(r.best_move))
+            .unwrap();
+        let (visits, value) = (tree.node(child).visits(), tree.node(child).value());
+        assert!(visits > 0);
+        search.advance(r.best_move).unwrap();
+        let root = search.tree().node(search.tree().root());
+        assert_eq!(root.visits(), visits);
+        assert_eq!(root.value(), value);
+        // A fresh budget at the kept root: 50 new simulations on top of the kept visits.
+        assert!(search.renew(50).is_ok());
+        let r2 = search.run(&mut eval, 1).unwrap();
+        assert_eq!(r2.simulations, 50);
+        let root = search.tree().node(search.tree().root());
+        assert_eq!(root.visits(), visits + 50);
+        assert!(search.renew(0).is_err());
+    }
+}

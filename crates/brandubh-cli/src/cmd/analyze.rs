@@ -1,5 +1,5 @@
-//! `brandubh analyze [--agent FILE] [--position POS] [--sims N] [--top K] [--seed S] [--json]
-//! [MOVE ...]`: an agent's view of one position.
+//! `brandubh analyze [--agent FILE] [--position POS] [--sims N | --time SECONDS] [--top K]
+//! [--seed S] [--json] [MOVE ...]`: an agent's view of one position.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -31,8 +31,13 @@ pub struct Args {
     #[arg(value_name = "MOVE")]
     moves: Vec<String>,
     /// Simulations, 1-1000000 (default: the agent file's setting).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    #[arg(long, value_name = "N", conflicts_with = "time",
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     sims: Option<u32>,
+    /// Thinking time in seconds, 0.001-3600 (instead of --sims): the search stops at this
+    /// deadline, checked after every network call.
+    #[arg(long, value_name = "SECONDS", value_parser = super::play::parse_seconds)]
+    time: Option<f64>,
     /// Moves to show.
     #[arg(long, value_name = "K", default_value_t = 10,
           value_parser = clap::value_parser!(u32).range(1..=200))]
@@ -85,8 +90,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             game.position()
         );
     }
-    let sims = args.sims.unwrap_or(agent.meta().search.simulations);
-    let a = agent.analyze(&game, Budget::Simulations(sims), args.seed)?;
+    let budget = match (args.sims, args.time) {
+        (Some(n), _) => Budget::Simulations(n),
+        (None, Some(t)) => Budget::Time(std::time::Duration::from_secs_f64(t)),
+        (None, None) => Budget::Simulations(agent.meta().search.simulations),
+    };
+    let a = agent.analyze(&game, budget, args.seed)?;
     let side = game.side_to_move().name();
     let mut w = out::stdout();
     if args.json {

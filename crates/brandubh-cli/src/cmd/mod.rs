@@ -2,6 +2,7 @@
 
 pub mod analyze;
 pub mod bench;
+pub mod engine;
 pub mod export;
 pub mod ladder;
 pub mod match_;

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::bail;
-use brandubh_agent::{Agent, Analysis, Budget};
+use brandubh_agent::{Agent, Analysis, Budget, Thinker};
 use brandubh_rules::{Bitboard, Game, Move, Piece, Position, Reason, SIZE, Side, Square};
 
 use crate::out;
@@ -34,7 +34,8 @@ pub struct Args {
     #[arg(long, value_name = "N", conflicts_with = "time",
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     sims: Option<u32>,
-    /// Thinking time per agent move in seconds, 0.001-3600 (instead of --sims).
+    /// Thinking time per agent move in seconds, 0.001-3600 (instead of --sims): the search
+    /// stops at this deadline, checked after every network call.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     time: Option<f64>,
     /// Seed of the agent's searches.
@@ -54,7 +55,7 @@ pub enum SideArg {
     Black,
 }
 
-fn parse_seconds(text: &str) -> Result<f64, String> {
+pub fn parse_seconds(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(s) if (0.001..=3600.0).contains(&s) => Ok(s),
         _ => Err(format!(
@@ -99,11 +100,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         (None, Some(t)) => Budget::Time(Duration::from_secs_f64(t)),
         (None, None) => Budget::Simulations(agent.meta().search.simulations),
     };
-    let session = Session {
+    let mut session = Session {
         agent: &agent,
+        thinker: agent.thinker(args.seed)?,
         human,
         budget,
-        seed: args.seed,
         color: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
         echo: !std::io::stdin().is_terminal(),
     };
@@ -114,9 +115,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// One game: who plays what, and how things are shown.
 struct Session<'a> {
     agent: &'a Agent,
+    /// The agent's search, keeping its tree over the moves played (and the hints).
+    thinker: Thinker,
     human: Side,
     budget: Budget,
-    seed: u64,
     /// ANSI colours on the board.
     color: bool,
     /// Repeat each input line after the prompt (input from a pipe is not shown otherwise).
@@ -168,7 +170,7 @@ undo (take back your last move and the reply), hint (the agent's suggestion), bo
 
 impl Session<'_> {
     fn play(
-        &self,
+        &mut self,
         mut game: Game,
         input: &mut impl BufRead,
         w: &mut impl Write,
@@ -295,9 +297,8 @@ impl Session<'_> {
         }
     }
 
-    fn search(&self, game: &Game) -> anyhow::Result<Analysis> {
-        let seed = self.seed.wrapping_add(game.ply() as u64);
-        Ok(self.agent.analyze(game, self.budget, seed)?)
+    fn search(&mut self, game: &Game) -> anyhow::Result<Analysis> {
+        Ok(self.thinker.think(game, self.budget)?)
     }
 
     fn board(&self, game: &Game) -> String {
@@ -353,10 +354,15 @@ fn captures_text(captured: Bitboard, king: bool, after: &Position) -> String {
     }
 }
 
-/// `64 simulations, 0.05 s`.
+/// `64 simulations, 0.05 s` (`, 120 reused` when tree reuse kept visits).
 pub fn search_text(a: &Analysis) -> String {
+    let reused = if a.reused > 0 {
+        format!(", {} reused", a.reused)
+    } else {
+        String::new()
+    };
     format!(
-        "{} simulations, {:.2} s",
+        "{} simulations{reused}, {:.2} s",
         a.simulations,
         a.elapsed.as_secs_f64()
     )

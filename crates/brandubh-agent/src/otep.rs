@@ -1,0 +1,720 @@
+//! The OpenTafl Engine Protocol (OTEP): the host's commands as a typed [`Command`]
+//! ([`parse_command`], a pure function), and [`Engine`], the engine's side of a session as
+//! a state machine that turns each command into protocol lines to send and log lines.
+//! `brandubh engine` wraps it in stdin/stdout.
+//!
+//! The engine keeps its game in step with the host: every `opponent-move` and every `move`
+//! confirmation carries the host's position; when it differs from the engine's own, the
+//! engine adopts the host's (and logs it), losing only the repetition history.
+
+use std::time::{Duration, Instant};
+
+use brandubh_rules::{Game, Position, Side};
+use thiserror::Error;
+
+use crate::agent::{Analysis, Budget};
+use crate::clock::{GameClock, SideClock, TimeManager};
+use crate::otn;
+use crate::thinker::Thinker;
+
+/// Longest command line accepted; longer ones are answered with an error and skipped.
+pub const MAX_LINE: usize = 16 * 1024;
+/// Most moves an `analyze` reply lists.
+pub const MAX_ANALYSIS_MOVES: u32 = 50;
+/// Longest principal line shown per move in an `analysis` reply.
+pub const MAX_LINE_MOVES: usize = 12;
+/// Longest analysis accepted, in seconds.
+pub const MAX_ANALYSIS_SECONDS: u32 = 3600;
+
+/// A command from the host.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// `hello` (the host answers the engine's; nothing to do).
+    Hello,
+    /// `start` (sent by some OpenTafl versions before a game; nothing to do).
+    Start,
+    /// `rules RULES`: an OTN rules string.
+    Rules(String),
+    /// `position RECORD`: the board to analyze or follow in a replay.
+    Position(String),
+    /// `side attackers|defenders`: the side to move (analysis and replays).
+    Side(Side),
+    /// `clock A[*] D[*] OVERTIME_S A_PERIODS D_PERIODS`.
+    Clock(GameClock),
+    /// `play attackers|defenders`: move now for that side.
+    Play(Side),
+    /// `opponent-move MOVES POSITION`: the other side moved (`|`-separated moves).
+    OpponentMove {
+        /// The move records, oldest first.
+        moves: Vec<String>,
+        /// The position record after them.
+        position: String,
+    },
+    /// `move POSITION`: the engine's move was accepted; the position after it.
+    Move(String),
+    /// `analyze N SECONDS`.
+    Analyze {
+        /// Moves wanted.
+        count: u32,
+        /// Time allowed.
+        seconds: u32,
+    },
+    /// `finish CODE`: the game is over (0 abandoned, 1 draw, 2 attackers, 3 defenders).
+    Finish(u8),
+    /// `goodbye`: shut down.
+    Goodbye,
+    /// `error CODE`: the engine's last move was refused (1 wrong side, 2 illegal, 3–4
+    /// berserk).
+    Error(i32),
+}
+
+/// A line that is not a command this engine understands.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum CommandError {
+    /// The first word is no OTEP command.
+    #[error("unknown command {0:?}")]
+    Unknown(String),
+    /// A known command with arguments that do not parse.
+    #[error("malformed {command} command {line:?}: {problem}")]
+    Malformed {
+        /// The command word.
+        command: &'static str,
+        /// The line (at most 80 characters of it).
+        line: String,
+        /// What is wrong.
+        problem: String,
+    },
+}
+
+/// `attackers` → Black, `defenders` → White.
+fn parse_side(word: &str) -> Option<Side> {
+    match word {
+        "attackers" => Some(Side::Black),
+        "defenders" => Some(Side::White),
+        _ => None,
+    }
+}
+
+/// `attackers` or `defenders`.
+#[must_use]
+pub fn side_word(side: Side) -> &'static str {
+    match side {
+        Side::Black => "attackers",
+        Side::White => "defenders",
+    }
+}
+
+/// Parses one line from the host (without its line break; surrounding white space is
+/// ignored).
+pub fn parse_command(line: &str) -> Result<Command, CommandError> {
+    let line = line.trim();
+    let (word, rest) = line.split_once(' ').unwrap_or((line, ""));
+    let rest = rest.trim();
+    let args: Vec<&str> = rest.split_ascii_whitespace().collect();
+    let malformed = |command: &'static str, problem: &str| CommandError::Malformed {
+        command,
+        line: otn::printable(line),
+        problem: problem.to_owned(),
+    };
+    let none = |command: &'static str, c: Command| {
+        if args.is_empty() {
+            Ok(c)
+        } else {
+            Err(malformed(command, "takes no arguments"))
+        }
+    };
+    let side = |command: &'static str| match args.as_slice() {
+        [w] => parse_side(w).ok_or_else(|| malformed(command, "expected attackers or defenders")),
+        _ => Err(malformed(command, "expected attackers or defenders")),
+    };
+    let one = |command: &'static str, what: &str| match args.as_slice() {
+        [a] => Ok((*a).to_owned()),
+        _ => Err(malformed(command, &format!("expected one {what}"))),
+    };
+    match word {
+        "hello" => none("hello", Command::Hello),
+        "start" => none("start", Command::Start),
+        "goodbye" => none("goodbye", Command::Goodbye),
+        "rules" if !rest.is_empty() => Ok(Command::Rules(rest.to_owned())),
+        "rules" => Err(malformed("rules", "expected a rules string")),
+        "position" => one("position", "position record").map(Command::Position),
+        "move" => one("move", "position record").map(Command::Move),
+        "side" => side("side").map(Command::Side),
+        "play" => side("play").map(Command::Play),
+        "clock" => parse_clock(&args)
+            .map(Command::Clock)
+            .map_err(|p| malformed("clock", p)),
+        "opponent-move" => match args.as_slice() {
+            [moves, position] => Ok(Command::OpponentMove {
+                moves: moves.split('|').map(str::to_owned).collect(),
+                position: (*position).to_owned(),
+            }),
+            _ => Err(malformed(
+                "opponent-move",
+                "expected a move list and a position record",
+            )),
+        },
+        "analyze" => match args.as_slice() {
+            [n, s] => match (n.parse::<u32>(), s.parse::<u32>()) {
+                (Ok(count), Ok(seconds)) if count >= 1 && seconds <= MAX_ANALYSIS_SECONDS => {
+                    Ok(Command::Analyze { count, seconds })
+                }
+                _ => Err(malformed(
+                    "analyze",
+                    "expected a move count of at least 1 and 0-3600 seconds",
+                )),
+            },
+            _ => Err(malformed("analyze", "expected a move count and seconds")),
+        },
+        "finish" => match args.as_slice() {
+            [c] => match c.parse::<u8>() {
+                Ok(code @ 0..=3) => Ok(Command::Finish(code)),
+                _ => Err(malformed("finish", "expected a code 0-3")),
+            },
+            _ => Err(malformed("finish", "expected a code 0-3")),
+        },
+        "error" => match args.first().map(|c| c.parse::<i32>()) {
+            Some(Ok(code)) => Ok(Command::Error(code)),
+            _ => Err(malformed("error", "expected an error code")),
+        },
+        _ => Err(CommandError::Unknown(
+            otn::printable(word).chars().take(40).collect(),
+        )),
+    }
+}
+
+/// The five fields of a `clock` command.
+fn parse_clock(args: &[&str]) -> Result<GameClock, &'static str> {
+    const USAGE: &str =
+        "expected ATTACKER_MS[*] DEFENDER_MS[*] OVERTIME_S ATTACKER_PERIODS DEFENDER_PERIODS";
+    let [a, d, ot, ap, dp] = args else {
+        return Err(USAGE);
+    };
+    let millis = |s: &str| -> Result<(u64, bool), &'static str> {
+        let (digits, star) = match s.strip_suffix('*') {
+            Some(d) => (d, true),
+            None => (s, false),
+        };
+        // OpenTafl writes -1 for a clock it does not keep.
+        let ms = match digits.parse::<i64>() {
+            Ok(v) if v < 0 => 0,
+            Ok(v) => v as u64,
+            Err(_) => return Err(USAGE),
+        };
+        Ok((ms.min(1_000_000_000), star))
+    };
+    let count = |s: &str| s.parse::<u32>().map_err(|_| USAGE);
+    let (am, astar) = millis(a)?;
+    let (dm, dstar) = millis(d)?;
+    let overtime = Duration::from_secs(u64::from(count(ot)?.min(1_000_000)));
+    Ok(GameClock {
+        attackers: SideClock {
+            millis: am,
+            in_overtime: astar,
+            periods: count(ap)?,
+        },
+        defenders: SideClock {
+            millis: dm,
+            in_overtime: dstar,
+            periods: count(dp)?,
+        },
+        overtime,
+    })
+}
+
+/// What the engine does after one command.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Step {
+    /// Protocol lines to send, in order (without line breaks).
+    pub send: Vec<String>,
+    /// Lines for the log.
+    pub log: Vec<String>,
+    /// `Some(code)`: exit now with this status.
+    pub exit: Option<u8>,
+}
+
+impl Step {
+    fn send(&mut self, line: impl Into<String>) {
+        self.send.push(one_line(&line.into()));
+    }
+
+    fn log(&mut self, line: impl Into<String>) {
+        self.log.push(line.into());
+    }
+}
+
+/// `text` on one printable ASCII line.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_ascii() && !c.is_ascii_control() {
+                c
+            } else {
+                '?'
+            }
+        })
+        .collect()
+}
+
+/// Engine settings beyond the agent's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineOptions {
+    /// How the clock is shared out.
+    pub time: TimeManager,
+    /// The simulations per move without a clock (the agent file's by default).
+    pub untimed_simulations: u32,
+}
+
+/// The engine's side of an OTEP session (see the module documentation).
+#[derive(Debug)]
+pub struct Engine {
+    thinker: Thinker,
+    options: EngineOptions,
+    game: Game,
+    clock: Option<GameClock>,
+    /// Whether `play` or `opponent-move` was seen since the last `rules`/`finish`.
+    started: bool,
+    /// The side the engine plays, once a `play` named it.
+    ours: Option<Side>,
+    /// The position before the engine's last move, and that move.
+    last_sent: Option<(Position, brandubh_rules::Move)>,
+    /// Moves the host refused (`error`) in a position: never sent there again.
+    refused: Vec<(Position, brandubh_rules::Move)>,
+}
+
+impl Engine {
+    /// An engine searching with `thinker`.
+    #[must_use]
+    pub fn new(thinker: Thinker, options: EngineOptions) -> Engine {
+        Engine {
+            thinker,
+            options,
+            game: Game::default(),
+            clock: None,
+            started: false,
+            ours: None,
+            last_sent: None,
+            refused: Vec::new(),
+        }
+    }
+
+    /// The first line to send: `hello`.
+    #[must_use]
+    pub fn hello() -> &'static str {
+        "hello"
+    }
+
+    /// The engine's game (its current position is where it thinks the host is).
+    #[must_use]
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// Handles one line from the host, received at `received` (the host's clock for a
+    /// `play` runs from then).
+    pub fn handle_line(&mut self, line: &str, received: Instant) -> Step {
+        let mut step = Step::default();
+        if line.len() > MAX_LINE {
+            step.send(format!(
+                "error 0 command longer than {MAX_LINE} bytes ignored"
+            ));
+            return step;
+        }
+        match parse_command(line) {
+            Ok(command) => self.handle(command, received, &mut step),
+            Err(e) => {
+                step.log(format!("refused {line:?}: {e}"));
+                step.send(format!("error 0 {e}"));
+            }
+        }
+        step
+    }
+
+    fn handle(&mut self, command: Command, received: Instant, step: &mut Step) {
+        match command {
+            Command::Hello | Command::Start => {}
+            Command::Rules(rules) => {
+                self.refused.clear();
+                self.rules(&rules, step);
+            }
+            Command::Position(record) => {
+                let side = self.game.side_to_move();
+                match otn::parse_position(&record, side) {
+                    Ok(pos) => self.adopt(pos, "position", step),
+                    Err(e) => step.send(format!("error 0 {e}")),
+                }
+            }
+            Command::Side(side) => self.set_side(side, step),
+            Command::Clock(clock) => self.clock = Some(clock),
+            Command::Play(side) => {
+                self.started = true;
+                self.ours = Some(side);
+                self.set_side(side, step);
+                self.play(side, received, step);
+            }
+            Command::OpponentMove { moves, position } => {
+                self.started = true;
+                self.opponent_moved(&moves, &position, step);
+            }
+            Command::Move(record) => {
+                let side = self.game.side_to_move();
+                match otn::parse_position(&record, side) {
+                    Ok(pos) if pos == *self.game.position() => {}
+                    Ok(pos) => self.adopt(pos, "the host's position after our move", step),
+                    Err(e) => step.send(format!("error 0 {e}")),
+                }
+            }
+            // Analysis has no game clock: its time counts from now.
+            Command::Analyze { count, seconds } => {
+                self.analyze(count, seconds, Instant::now(), step)
+            }
+            Command::Finish(code) => {
+                step.log(format!(
+                    "game finished (code {code}) after {} plies",
+                    self.game.ply()
+                ));
+                self.started = false;
+                self.ours = None;
+                self.clock = None;
+                self.refused.clear();
+                self.thinker.clear();
+            }
+            Command::Goodbye => step.exit = Some(0),
+            Command::Error(code) => {
+                step.log(format!("the host refused our last move (error {code})"));
+                // The host will send its position and `play` again: try another move.
+                if let Some(sent) = self.last_sent.take() {
+                    self.refused.push(sent);
+                }
+            }
+        }
+    }
+
+    fn rules(&mut self, rules: &str, step: &mut Step) {
+        match otn::check_rules(rules) {
+            Ok(deviations) => {
+                if !deviations.is_empty() {
+                    let list: Vec<String> = deviations.iter().map(ToString::to_string).collect();
+                    let text = format!(
+                        "playing RULES.md Brandubh 2.5W; settings played under RULES.md anyway: {}",
+                        list.join("; ")
+                    );
+                    step.send(format!("status {text}"));
+                }
+                if !self.started {
+                    self.game = Game::default();
+                    self.thinker.clear();
+                }
+            }
+            Err(e) => {
+                step.log(format!("{e}"));
+                step.send(format!(
+                    "error -1 {e}; this engine plays Brandubh 2.5W only, e.g. rules {}",
+                    otn::BRANDUBH_RULES
+                ));
+                step.exit = Some(1);
+            }
+        }
+    }
+
+    /// Makes `side` the side to move, keeping the board.
+    fn set_side(&mut self, side: Side, step: &mut Step) {
+        if self.game.side_to_move() == side && !self.game.is_over() {
+            return;
+        }
+        let record = otn::write_position(self.game.position());
+        match otn::parse_position(&record, side) {
+            Ok(pos) => self.adopt(pos, "side", step),
+            Err(e) => step.log(format!("cannot set the side: {e}")),
+        }
+    }
+
+    /// Starts a new game at `pos` unless it is already the current position.
+    fn adopt(&mut self, pos: Position, why: &str, step: &mut Step) {
+        if pos == *self.game.position() && !self.game.is_over() {
+            return;
+        }
+        step.log(format!(
+            "{why}: adopting the host's position {pos} (ours was {})",
+            self.game.position()
+        ));
+        self.game = Game::new(pos);
+    }
+
+    fn opponent_moved(&mut self, moves: &[String], record: &str, step: &mut Step) {
+        let mut game = self.game.clone();
+        let mut followed = true;
+        for text in moves {
+            match otn::parse_move(text)
+                .map_err(|e| e.to_string())
+                .and_then(|mv| game.play(mv).map(|_| ()).map_err(|e| e.to_string()))
+            {
+                Ok(()) => {}
+                Err(e) => {
+                    step.log(format!(
+                        "opponent move {text:?} does not follow from our position: {e}"
+                    ));
+                    followed = false;
+                    break;
+                }
+            }
+        }
+        let side = if followed {
+            game.side_to_move()
+        } else {
+            self.ours.unwrap_or(self.game.side_to_move().opponent())
+        };
+        match otn::parse_position(record, side) {
+            Ok(pos) => {
+                if followed && pos == *game.position() {
+                    self.game = game;
+                } else {
+                    self.adopt(pos, "opponent-move", step);
+                }
+            }
+            Err(e) => step.send(format!("error 0 {e}")),
+        }
+    }
+
+    fn play(&mut self, side: Side, received: Instant, step: &mut Step) {
+        if self.game.is_over() {
+            // The host judges some points differently (e.g. repetition): play on from its
+            // position.
+            self.game = Game::new(*self.game.position());
+        }
+        if self.game.is_over() || self.game.side_to_move() != side {
+            step.send(format!(
+                "error 0 no legal move for the {} here",
+                side_word(side)
+            ));
+            return;
+        }
+        let (budget, deadline, plan) = match &self.clock {
+            Some(clock) => {
+                let ours = match side {
+                    Side::Black => clock.attackers,
+                    Side::White => clock.defenders,
+                };
+                let plan = self.options.time.plan(&ours, clock.overtime);
+                (Budget::Time(plan), Some(received + plan), Some(plan))
+            }
+            None => (
+                Budget::Simulations(self.options.untimed_simulations),
+                None,
+                None,
+            ),
+        };
+        match self.thinker.think_until(&self.game, budget, deadline) {
+            Ok(a) => {
+                let here = *self.game.position();
+                let allowed = |m: &brandubh_rules::Move| !self.refused.contains(&(here, *m));
+                let Some(mv) = a.moves.iter().map(|m| m.mv).find(allowed) else {
+                    step.send("error 0 the host refused every legal move here");
+                    return;
+                };
+                self.last_sent = Some((here, mv));
+                step.send(format!("move {}", otn::write_move(mv)));
+                let used = received.elapsed();
+                let planned = plan.map_or_else(String::new, |p| {
+                    format!(" of {:.3} s planned", p.as_secs_f64())
+                });
+                let text = format!(
+                    "{mv}: value {:+.3}, {} simulations ({} reused) in {:.3} s{planned}",
+                    a.value,
+                    a.simulations,
+                    a.reused,
+                    used.as_secs_f64()
+                );
+                step.log(format!("ply {}: {text}", self.game.ply() + 1));
+                step.send(format!("status {text}"));
+                if let Err(e) = self.game.play(mv) {
+                    step.log(format!("our own move failed: {e}"));
+                }
+            }
+            Err(e) => {
+                step.log(format!("search failed: {e}"));
+                step.send(format!("error 0 search failed: {e}"));
+            }
+        }
+    }
+
+    fn analyze(&mut self, count: u32, seconds: u32, received: Instant, step: &mut Step) {
+        if self.game.is_over() {
+            self.game = Game::new(*self.game.position());
+        }
+        if self.game.is_over() {
+            step.send("error 0 the game is over here: nothing to analyze");
+            return;
+        }
+        let time = Duration::from_secs(u64::from(seconds)).saturating_sub(self.options.time.margin);
+        let result =
+            self.thinker
+                .think_until(&self.game, Budget::Time(time), Some(received + time));
+        match result {
+            Ok(a) => step.send(self.analysis_line(&a, count)),
+            Err(e) => step.send(format!("error 0 analysis failed: {e}")),
+        }
+    }
+
+    /// `analysis K line eval ...`: the visited moves, most visited first (at least the
+    /// move the agent plays), each with its most visited continuation and its value for
+    /// the side to move.
+    fn analysis_line(&self, a: &Analysis, count: u32) -> String {
+        let count = count.min(MAX_ANALYSIS_MOVES) as usize;
+        let mut shown: Vec<String> = Vec::new();
+        for (i, m) in a.moves.iter().enumerate() {
+            if shown.len() >= count || (i > 0 && m.visits == 0) {
+                break;
+            }
+            let line: Vec<String> = self
+                .thinker
+                .principal_line(m.mv, MAX_LINE_MOVES)
+                .into_iter()
+                .map(otn::write_move)
+                .collect();
+            let value = m.q.unwrap_or(a.value);
+            shown.push(format!("{} {value:.3}", line.join("|")));
+        }
+        format!("analysis {} {}", shown.len(), shown.join(" "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_parse() {
+        assert_eq!(parse_command("hello"), Ok(Command::Hello));
+        assert_eq!(parse_command(" goodbye \r"), Ok(Command::Goodbye));
+        assert_eq!(
+            parse_command("play attackers"),
+            Ok(Command::Play(Side::Black))
+        );
+        assert_eq!(
+            parse_command("side defenders"),
+            Ok(Command::Side(Side::White))
+        );
+        assert_eq!(
+            parse_command("rules dim:7 atkf:n start:/7/"),
+            Ok(Command::Rules("dim:7 atkf:n start:/7/".into()))
+        );
+        assert_eq!(
+            parse_command("opponent-move d5-f5|f5-f6 /3t3/7/"),
+            Ok(Command::OpponentMove {
+                moves: vec!["d5-f5".into(), "f5-f6".into()],
+                position: "/3t3/7/".into()
+            })
+        );
+        assert_eq!(
+            parse_command("analyze 3 10"),
+            Ok(Command::Analyze {
+                count: 3,
+                seconds: 10
+            })
+        );
+        assert_eq!(parse_command("finish 2"), Ok(Command::Finish(2)));
+        assert_eq!(parse_command("error 2"), Ok(Command::Error(2)));
+        // OpenTafl's clock line ends with a space.
+        let Ok(Command::Clock(c)) = parse_command("clock 60000 1500* 10 3 2 ") else {
+            panic!("clock");
+        };
+        assert_eq!(
+            c.attackers,
+            SideClock {
+                millis: 60_000,
+                in_overtime: false,
+                periods: 3
+            }
+        );
+        assert_eq!(
+            c.defenders,
+            SideClock {
+                millis: 1_500,
+                in_overtime: true,
+                periods: 2
+            }
+        );
+        assert_eq!(c.overtime, Duration::from_secs(10));
+        let Ok(Command::Clock(c)) = parse_command("clock -1 -1 0 0 0") else {
+            panic!("clock -1");
+        };
+        assert_eq!(c.attackers.millis, 0);
+    }
+
+    fn tiny_engine() -> Engine {
+        use brandubh_net::{Device, NetConfig};
+        let model = NetConfig::new()
+            .with_channels(8)
+            .with_blocks(1)
+            .init(&Device::flex());
+        let meta = crate::AgentMeta::new(
+            "tiny",
+            brandubh_search::SearchSettings::new(brandubh_search::Algorithm::Puct, 16),
+            crate::TrainingInfo::default(),
+            crate::SourceInfo::default(),
+        );
+        let agent = crate::Agent::from_model(&model, meta, "tiny.agent").unwrap();
+        let options = EngineOptions {
+            time: TimeManager::default(),
+            untimed_simulations: 16,
+        };
+        Engine::new(agent.thinker(1).unwrap(), options)
+    }
+
+    fn sent_move(step: &Step) -> String {
+        step.send
+            .iter()
+            .find_map(|l| l.strip_prefix("move "))
+            .expect("a move")
+            .to_owned()
+    }
+
+    #[test]
+    fn a_move_the_host_refuses_is_not_sent_again() {
+        let mut engine = tiny_engine();
+        let now = Instant::now();
+        engine.handle_line(&format!("rules {}", otn::BRANDUBH_RULES), now);
+        let first = sent_move(&engine.handle_line("play defenders", now));
+        // The host refuses it, restates the start and asks again (OTEP's error sequence).
+        engine.handle_line("error 2", now);
+        let start = otn::write_position(&Position::start());
+        engine.handle_line(&format!("opponent-move d7-d6 {start}"), now);
+        let second = sent_move(&engine.handle_line("play defenders", now));
+        assert_ne!(first, second);
+        assert_eq!(engine.game().ply(), 1);
+        // A position that differs from the engine's is adopted.
+        let step = engine.handle_line(&format!("move {start}"), now);
+        assert!(step.log.iter().any(|l| l.contains("adopting")), "{step:?}");
+        assert_eq!(engine.game().ply(), 0);
+        assert_eq!(engine.game().side_to_move(), Side::Black);
+    }
+
+    #[test]
+    fn bad_lines_are_typed_errors() {
+        assert!(matches!(parse_command("fly away"), Err(CommandError::Unknown(w)) if w == "fly"));
+        assert!(matches!(parse_command(""), Err(CommandError::Unknown(_))));
+        for line in [
+            "play sideways",
+            "play",
+            "side",
+            "clock 1 2 3",
+            "clock a b c d e",
+            "clock 1** 2 3 4 5",
+            "analyze 0 5",
+            "analyze 3 99999",
+            "analyze x y",
+            "finish 7",
+            "opponent-move d5-f5",
+            "hello there",
+            "rules",
+            "error",
+            "position a b",
+        ] {
+            assert!(
+                matches!(parse_command(line), Err(CommandError::Malformed { .. })),
+                "{line}"
+            );
+        }
+    }
+}
