@@ -103,7 +103,7 @@ impl Agent {
         let model = checkpoint::weights_from_bytes(&meta.model, weights.to_vec(), &Device::flex())
             .map_err(|reason| AgentError::Weights {
                 path: path.to_path_buf(),
-                reason: one_line(&reason),
+                reason: brandubh_fs::one_line(&reason),
             })?;
         Ok(Agent {
             net: Arc::new(FastNet::from_model(&model)),
@@ -134,7 +134,7 @@ impl Agent {
         let weights =
             checkpoint::weights_to_bytes(model).map_err(|reason| AgentError::Weights {
                 path: path.to_path_buf(),
-                reason: one_line(&reason),
+                reason: brandubh_fs::one_line(&reason),
             })?;
         let now = crate::meta::now_unix_s();
         meta.rules = RULES_NAME.to_owned();
@@ -160,6 +160,12 @@ impl Agent {
     /// # Panics
     /// Never in practice: the metadata is plain data that always serialises.
     #[must_use]
+    #[expect(
+        clippy::expect_used,
+        reason = "`AgentMeta` is plain data (strings, numbers, structs; no maps with non-string \
+                  keys, no custom `Serialize`), which serde_json always serialises; non-finite \
+                  floats become `null`"
+    )]
     pub fn to_bytes(&self) -> Vec<u8> {
         let json = serde_json::to_vec_pretty(&self.meta).expect("agent metadata serialises");
         format::encode(&json, &self.weights)
@@ -314,7 +320,7 @@ fn parse<'a>(bytes: &'a [u8], path: &Path) -> Result<(AgentMeta, &'a [u8]), Agen
     let meta: AgentMeta =
         serde_json::from_slice(blocks.meta).map_err(|e| AgentError::Metadata {
             path: path.to_path_buf(),
-            reason: one_line(&e.to_string()),
+            reason: brandubh_fs::one_line(&e.to_string()),
         })?;
     check_meta(&meta, blocks.weights, path)?;
     Ok((meta, blocks.weights))
@@ -329,7 +335,7 @@ fn check_meta(meta: &AgentMeta, weights: &[u8], path: &Path) -> Result<(), Agent
     if meta.rules != RULES_NAME {
         return Err(bad(format!(
             "the agent plays the rules {:?}, this build plays {RULES_NAME:?}",
-            one_line(&meta.rules)
+            brandubh_fs::one_line(&meta.rules)
         )));
     }
     if meta.encoding_version != ENCODING_VERSION {
@@ -374,7 +380,7 @@ fn check_meta(meta: &AgentMeta, weights: &[u8], path: &Path) -> Result<(), Agent
     if meta.weights_crc32 != crc {
         return Err(bad(format!(
             "weights_crc32 {:?} but the weights block has CRC-32 {crc}",
-            one_line(&meta.weights_crc32)
+            brandubh_fs::one_line(&meta.weights_crc32)
         )));
     }
     meta.search
@@ -402,16 +408,6 @@ fn min_parameters(c: &NetConfig) -> u64 {
         + ch * vc
         + vc * sq * h
         + h
-}
-
-/// `text` on one line, at most 200 characters.
-fn one_line(text: &str) -> String {
-    let s: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .take(200)
-        .collect();
-    s.trim().to_owned()
 }
 
 #[cfg(test)]

@@ -65,14 +65,6 @@
 //! ```
 #![warn(missing_docs)]
 
-// Stands for the one site in agent.rs, `Agent::to_bytes`, until that file moves the
-// attribute onto the function (issue 13, merged in two steps).
-#[expect(
-    clippy::expect_used,
-    reason = "`Agent::to_bytes`: `AgentMeta` is plain data (strings, numbers, structs; no maps \
-              with non-string keys, no custom `Serialize`), which serde_json always \
-              serialises; non-finite floats become `null`"
-)]
 mod agent;
 pub mod clock;
 mod error;

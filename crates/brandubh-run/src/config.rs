@@ -479,7 +479,7 @@ impl RunConfig {
         self.validate()?;
         // A valid configuration has no integer beyond TOML's i64, so this cannot fail; the
         // error is still passed on rather than unwrapped.
-        toml::to_string(self).map_err(|e| bad("config", one_line(&e.to_string())))
+        toml::to_string(self).map_err(|e| bad("config", brandubh_fs::one_line(&e.to_string())))
     }
 
     /// The dotted keys whose values differ between `self` and `other`, sorted (e.g.
@@ -861,7 +861,7 @@ fn toml_error(
     let err = err.into_inner();
     let span = err.span().filter(|_| located);
     let location = span.as_ref().map(|s| location_of(text, s.start));
-    let mut message = one_line(err.message());
+    let mut message = brandubh_fs::one_line(err.message());
     let file = file.to_owned();
     if text.parse::<toml::Table>().is_err() {
         if message.is_empty() {
@@ -945,15 +945,6 @@ fn known_keys() -> Vec<String> {
     keys.sort();
     keys.dedup();
     keys
-}
-
-fn one_line(s: &str) -> String {
-    s.trim()
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join("; ")
 }
 
 fn location_of(text: &str, offset: usize) -> Location {

@@ -91,23 +91,14 @@ struct Slot {
 /// Seed of game `index` of a session seeded with `seed` (splitmix64 of both).
 #[must_use]
 pub fn game_seed(seed: u64, index: u64) -> u64 {
-    let mut z = seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    brandubh_fs::mix64(seed ^ index.wrapping_mul(brandubh_fs::GOLDEN_GAMMA))
 }
 
 impl SelfPlaySettings {
     fn start_game(&self, seed: u64) -> Result<Slot, SearchError> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut game = Game::new(Position::start());
-        for _ in 0..self.opening_random_plies {
-            let moves = game.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            game.play_unchecked(moves[rng.random_range(0..moves.len())]);
-        }
+        game.random_playout(self.opening_random_plies as usize, |n| rng.random_range(0..n));
         if game.is_over() {
             // Random openings this short never end the game, but stay safe.
             game = Game::new(Position::start());
