@@ -31,6 +31,7 @@ enum Command {
     Export(cmd::export::Args),
     Play(cmd::play::Args),
     Analyze(cmd::analyze::Args),
+    Serve(cmd::serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +47,7 @@ fn main() -> ExitCode {
         Command::Export(args) => cmd::export::run(args),
         Command::Play(args) => cmd::play::run(args),
         Command::Analyze(args) => cmd::analyze::run(args),
+        Command::Serve(args) => cmd::serve::run(args),
     };
     match result {
         Ok(code) => code,
