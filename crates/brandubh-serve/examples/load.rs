@@ -4,7 +4,10 @@
 //! Prints requests/s, latency percentiles and errors (non-2xx answers and transport
 //! failures).
 //!
-//! cargo run --release -p brandubh-serve --example load -- AGENT_FILE [CLIENTS] [SECONDS] [MOVE_MS]
+//! cargo run --release -p brandubh-serve --example load -- AGENT_FILE [CLIENTS] [SECONDS] [SIMS]
+//!
+//! The agent searches a fixed number of simulations per move (SIMS, default 32), so that the
+//! work per reply is the same whatever the machine's load.
 
 #[path = "../tests/common/http.rs"]
 mod http;
@@ -29,7 +32,7 @@ const KINDS: [&str; 4] = ["create", "move", "reply", "close"];
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(agent) = args.first().map(PathBuf::from) else {
-        eprintln!("usage: load AGENT_FILE [CLIENTS] [SECONDS] [MOVE_MS]");
+        eprintln!("usage: load AGENT_FILE [CLIENTS] [SECONDS] [SIMS]");
         std::process::exit(2);
     };
     let number = |i: usize, default: u64| -> u64 {
@@ -42,14 +45,13 @@ fn main() {
     };
     let clients = number(1, 50).clamp(1, 1000) as usize;
     let seconds = number(2, 30).clamp(1, 600);
-    let move_ms = number(3, 10).clamp(1, 10_000);
+    let sims = number(3, 32).clamp(1, 20_000);
     let server = Running::start(
         ServeConfig {
             agents: vec![agent.clone()],
             runs: vec![],
             limits: Limits {
                 min_move_ms: 1,
-                default_move_ms: move_ms,
                 max_games: clients * 2,
                 ..Limits::default()
             },
@@ -63,7 +65,7 @@ fn main() {
     let addr = server.addr;
     let searches = Limits::default().searches;
     println!(
-        "load test: {clients} clients, {seconds} s, agent {} at {move_ms} ms a move, {searches} search slots, server {}",
+        "load test: {clients} clients, {seconds} s, agent {} at {sims} simulations a move, {searches} search slots, server {}",
         agent.display(),
         server.url()
     );
@@ -73,7 +75,7 @@ fn main() {
     let threads: Vec<_> = (0..clients)
         .map(|c| {
             let stats = Arc::clone(&stats);
-            std::thread::spawn(move || client(addr, c as u64, deadline, move_ms, &stats))
+            std::thread::spawn(move || client(addr, c as u64, deadline, sims, &stats))
         })
         .collect();
     for t in threads {
@@ -119,7 +121,7 @@ fn client(
     addr: std::net::SocketAddr,
     seed: u64,
     deadline: Instant,
-    move_ms: u64,
+    sims: u64,
     stats: &Mutex<Stats>,
 ) {
     let mut rng = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
@@ -156,7 +158,7 @@ fn client(
             0,
             "POST",
             "/api/games",
-            json!({"side": side, "move_ms": move_ms, "seed": seed}),
+            json!({"side": side, "sims": sims, "seed": seed}),
         ) else {
             return;
         };

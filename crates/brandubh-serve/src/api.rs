@@ -6,7 +6,7 @@
 //! [`ApiError`]: JSON `{"error": "..."}` with a status code.
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use axum::Router;
 use axum::body::Bytes;
@@ -15,7 +15,6 @@ use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use brandubh_agent::Budget;
 use brandubh_rules::{Game, Move, Position, Side};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -29,6 +28,9 @@ use crate::record::parse_record;
 use crate::{AppState, MAX_BODY_BYTES};
 
 type Shared = Arc<AppState>;
+
+/// Most simulations per move a client may ask for.
+pub const MAX_SIMS: u32 = 20_000;
 type ApiResult = Result<Response, ApiError>;
 
 /// The router of the whole app.
@@ -130,8 +132,10 @@ struct NewGame {
     checkpoint: Option<String>,
     /// The person's side: "white" (default) or "black".
     side: Option<String>,
-    /// The agent's time per move in milliseconds.
+    /// The agent's time per move in milliseconds ...
     move_ms: Option<u64>,
+    /// ... or its simulations per move (a fixed amount of work: reproducible analysis).
+    sims: Option<u32>,
     /// A two-game match (sides swapped for game 2).
     #[serde(rename = "match", default)]
     match_mode: bool,
@@ -181,6 +185,18 @@ async fn create_game(
             l.min_move_ms, l.max_move_ms
         )));
     }
+    if let Some(n) = req.sims {
+        if req.move_ms.is_some() {
+            return Err(ApiError::bad_request(
+                "give either move_ms or sims, not both",
+            ));
+        }
+        if !(1..=MAX_SIMS).contains(&n) {
+            return Err(ApiError::bad_request(format!(
+                "sims {n} is out of range: 1 to {MAX_SIMS} simulations"
+            )));
+        }
+    }
     let game = match (req.position, req.record) {
         (Some(_), Some(_)) => {
             return Err(ApiError::bad_request(
@@ -214,6 +230,7 @@ async fn create_game(
         agent,
         human,
         move_ms,
+        sims: req.sims,
         seed: req.seed.unwrap_or_else(brandubh_eval::fresh_seed),
         game,
         thinking: false,
@@ -304,7 +321,7 @@ async fn agent_reply(State(state): State<Shared>, Path(id): Path<String>) -> Api
         (
             Arc::clone(&s.agent),
             s.game.clone(),
-            Budget::Time(Duration::from_millis(s.move_ms)),
+            s.budget(),
             s.seed.wrapping_add(s.game.ply() as u64),
             s.version,
         )
@@ -348,7 +365,7 @@ async fn analyze(State(state): State<Shared>, Path(id): Path<String>) -> ApiResu
         (
             Arc::clone(&s.agent),
             s.game.clone(),
-            Budget::Time(Duration::from_millis(s.move_ms)),
+            s.budget(),
             s.seed.wrapping_add(s.game.ply() as u64),
         )
     };

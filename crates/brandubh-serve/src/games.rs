@@ -33,6 +33,8 @@ pub struct Session {
     pub human: Side,
     /// The agent's thinking time per move.
     pub move_ms: u64,
+    /// Simulations per move instead of a time, if asked for.
+    pub sims: Option<u32>,
     /// Seed of the agent's searches (each search adds the ply).
     pub seed: u64,
     /// The game.
@@ -174,6 +176,15 @@ impl Session {
     #[must_use]
     pub fn your_turn(&self) -> bool {
         !self.game.is_over() && self.game.side_to_move() == self.human && !self.thinking
+    }
+
+    /// The agent's budget per move: its simulations if fixed, else its time.
+    #[must_use]
+    pub fn budget(&self) -> brandubh_agent::Budget {
+        match self.sims {
+            Some(n) => brandubh_agent::Budget::Simulations(n),
+            None => brandubh_agent::Budget::Time(Duration::from_millis(self.move_ms)),
+        }
     }
 
     /// Marks a change.
@@ -481,8 +492,10 @@ impl Store {
         let mut map = self.map();
         map.retain(|_, s| {
             // A session in use right now is not idle.
-            s.try_lock()
-                .map_or(true, |s| s.thinking || s.last_used.elapsed() <= self.idle)
+            match s.try_lock() {
+                Ok(s) => s.thinking || s.last_used.elapsed() <= self.idle,
+                Err(_) => true,
+            }
         });
         map.len()
     }

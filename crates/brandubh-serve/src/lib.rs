@@ -9,8 +9,8 @@
 //! Everything the server may touch is fixed when it starts ([`ServeConfig`]): agent files
 //! and run directories are referred to by index, checkpoints by the names the run lists.
 //! No request names a file path. Request bodies are bounded ([`MAX_BODY_BYTES`]); searches
-//! run on tokio's blocking pool, at most [`Limits::searches`] at once, each within
-//! [`Limits::max_move_ms`]; games idle for [`Limits::idle`] are dropped; at most
+//! run on tokio's blocking pool, at most [`Limits::searches`] at once, each asked for at
+//! most [`Limits::max_move_ms`] (or [`api::MAX_SIMS`] simulations); games idle for [`Limits::idle`] are dropped; at most
 //! [`Limits::max_games`] are open. Errors are JSON `{"error": "..."}` with a status code.
 #![warn(missing_docs)]
 

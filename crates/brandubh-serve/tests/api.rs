@@ -148,7 +148,7 @@ fn a_whole_game_over_http_ends_with_a_result_and_a_record_that_reads_back() {
 fn playing_black_waits_for_the_agent_and_undo_takes_back_a_whole_turn() {
     let s = server(fast());
     let addr = s.addr;
-    let g = new_game(addr, json!({"side": "black", "move_ms": 2, "seed": 1}));
+    let g = new_game(addr, json!({"side": "black", "sims": 8, "seed": 1}));
     let id = g["id"].as_str().unwrap().to_owned();
     assert_eq!(g["your_turn"], false);
     assert_eq!(g["legal"], json!([]));
@@ -167,6 +167,7 @@ fn playing_black_waits_for_the_agent_and_undo_takes_back_a_whole_turn() {
 
     let g = post(addr, &format!("/api/games/{id}/reply"), &json!({})).json();
     assert_eq!(g["ply"], 1);
+    assert_eq!(g["analysis"]["simulations"], 8);
     assert_eq!(g["your_turn"], true);
     let r = post(addr, &format!("/api/games/{id}/reply"), &json!({}));
     assert_eq!(

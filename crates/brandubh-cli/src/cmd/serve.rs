@@ -81,11 +81,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("--addr {}", args.addr))?;
         let addr = listener.local_addr().context("the bound address")?;
         let reach = if addr.ip().is_loopback() {
-            "only this machine can connect (loopback)".to_owned()
+            "bound to loopback: only this machine can connect".to_owned()
         } else {
-            format!("listening on {}: other machines can connect", addr.ip())
+            format!("bound to {}: other machines can connect", addr.ip())
         };
-        println!("brandubh serve: open http://{addr}/ ({reach}); Ctrl-C stops");
+        println!("brandubh serve: open http://{addr}/ ({reach}; Ctrl-C stops)");
         brandubh_serve::serve(listener, state, async {
             let _ = tokio::signal::ctrl_c().await;
         })
