@@ -6,7 +6,8 @@ use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use brandubh_agent::{Agent, AgentMeta, SearchSettings, SourceInfo, TrainingInfo};
+use brandubh_agent::{Agent, AgentMeta, SourceInfo, TrainingInfo};
+use brandubh_search::SearchSettings;
 use brandubh_net::{Device, NetConfig};
 
 fn temp_dir(name: &str) -> PathBuf {

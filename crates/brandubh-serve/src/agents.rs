@@ -115,10 +115,7 @@ fn load_checkpoint(run: &RunSource, name: &str) -> Result<Agent, ApiError> {
             crate::error::one_line(name)
         ))
     })?;
-    let settings = match run.config() {
-        Ok(config) => brandubh_eval::run_search_settings(&config),
-        Err(_) => brandubh_agent::SearchSettings::default(),
-    };
+    let settings = run.search_settings().map_err(ApiError::internal)?;
     let (model, meta) = checkpoint::load(&found.stem, &Device::flex(), None)
         .map_err(|e| ApiError::internal(e.to_string()))?;
     let agent_meta = AgentMeta::new(

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use brandubh_agent::{Agent, Analysis};
-use brandubh_eval::{Contestant, GameRecord, MatchResult, score_match};
+use brandubh_eval::{Contestant, MatchGame, MatchResult, score_match};
 use brandubh_rules::{Bitboard, Game, Piece, Position, Reason, Side, Square};
 use serde::Serialize;
 
@@ -57,9 +57,9 @@ pub struct MatchPlay {
     /// 1 or 2.
     pub number: u8,
     /// The first game's result, once it is over.
-    pub first: Option<GameRecord>,
+    pub first: Option<MatchGame>,
     /// The second game's, once over.
-    pub second: Option<GameRecord>,
+    pub second: Option<MatchGame>,
 }
 
 /// An analysis as the page shows it.
@@ -212,7 +212,7 @@ impl Session {
         } else {
             Contestant::B
         };
-        let record = GameRecord::won(white, winner, outcome.reason, self.game.ply() as u32);
+        let record = MatchGame::won(white, winner, outcome.reason, self.game.ply() as u32);
         if m.number == 1 {
             m.first.get_or_insert(record);
         } else {
@@ -335,7 +335,7 @@ impl Session {
     }
 
     fn match_view(&self, m: &MatchPlay) -> MatchView {
-        let describe = |n: u8, r: &GameRecord| {
+        let describe = |n: u8, r: &MatchGame| {
             let you = if r.white == Contestant::A {
                 "White"
             } else {
@@ -366,7 +366,7 @@ impl Session {
         }
     }
 
-    fn match_result(&self, a: &GameRecord, b: &GameRecord) -> String {
+    fn match_result(&self, a: &MatchGame, b: &MatchGame) -> String {
         let result = score_match(a, b);
         let split = a.winner != b.winner;
         let who = match result {

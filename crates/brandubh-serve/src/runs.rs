@@ -1,18 +1,19 @@
 //! What the Run page shows of a run directory, read through the library functions that own
-//! each file: metrics (`brandubh_run::metrics`), state and layout (`brandubh_train::run::RunDir`),
-//! checkpoints (`brandubh_eval::list_checkpoints`), the Elo ladder (`brandubh_eval::ladder`).
+//! each file: the layout and state (`brandubh_run::RunDir`), metrics
+//! (`brandubh_run::metrics`), checkpoints (`brandubh_eval::list_checkpoints`), the Elo
+//! ladder's report (`brandubh_eval::LadderReport`).
 //!
-//! This module is the only place in the crate that knows where a run keeps its files.
+//! This module is the only place in the crate that touches a run directory.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use brandubh_eval::LadderReport;
-use brandubh_eval::ladder::{LADDER_DIR, RATINGS_FILE};
-use brandubh_run::config::TrainConfig;
+use brandubh_run::RunDir;
+use brandubh_run::config::RunConfig;
 use brandubh_run::metrics::{IterationMetrics, read_metrics};
 use brandubh_run::replay::list_chunks;
-use brandubh_train::run::RunDir;
+use brandubh_search::SearchSettings;
 use serde::Serialize;
 
 /// A run given with `--run`: its name (the directory's) and where it lies.
@@ -88,8 +89,13 @@ impl RunSource {
     }
 
     /// The configuration the run trains with, if it reads.
-    pub fn config(&self) -> Result<TrainConfig, String> {
-        TrainConfig::from_file(self.dir.config()).map_err(|e| e.to_string())
+    pub fn config(&self) -> Result<RunConfig, String> {
+        RunConfig::from_file(self.dir.config()).map_err(|e| e.to_string())
+    }
+
+    /// The search the run's agents play with (its configuration's, else the defaults).
+    pub fn search_settings(&self) -> Result<SearchSettings, String> {
+        brandubh_eval::run_search_settings(Some(&self.dir)).map_err(|e| e.to_string())
     }
 
     /// The checkpoints, oldest first.
@@ -149,7 +155,7 @@ impl RunSource {
 
     /// `ladder/ratings.json`, if the run has been rated.
     fn ladder(&self) -> Result<Option<LadderReport>, String> {
-        let path = self.ladder_file();
+        let path = self.dir.ladder_ratings();
         match std::fs::read(&path) {
             Ok(bytes) => serde_json::from_slice(&bytes)
                 .map(Some)
@@ -157,10 +163,6 @@ impl RunSource {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(format!("{}: {e}", path.display())),
         }
-    }
-
-    fn ladder_file(&self) -> PathBuf {
-        self.dir.root().join(LADDER_DIR).join(RATINGS_FILE)
     }
 
     /// Time since the newest of the files training writes changed.

@@ -6,7 +6,7 @@ mod common;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use brandubh_eval::{Contestant, GameRecord, MatchResult, score_match};
+use brandubh_eval::{Contestant, MatchGame, MatchResult, score_match};
 use brandubh_rules::Reason;
 use brandubh_serve::{Limits, Running, ServeConfig};
 use common::{get, post, request_raw, tiny_agent, tiny_run};
@@ -194,7 +194,7 @@ fn playing_black_waits_for_the_agent_and_undo_takes_back_a_whole_turn() {
     assert_eq!(get(addr, &format!("/api/games/{id}")).json()["ply"], 1);
 }
 
-fn record_of(g: &Value, human_white: bool) -> GameRecord {
+fn record_of(g: &Value, human_white: bool) -> MatchGame {
     let o = &g["outcome"];
     let human = if human_white { "white" } else { "black" };
     let white = if human_white {
@@ -208,7 +208,7 @@ fn record_of(g: &Value, human_white: bool) -> GameRecord {
         Contestant::B
     };
     let plies = g["ply"].as_u64().unwrap() as u32;
-    GameRecord::won(white, winner, Reason::KingEscaped, plies)
+    MatchGame::won(white, winner, Reason::KingEscaped, plies)
 }
 
 #[test]

@@ -5,8 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use brandubh_agent::{Agent, AgentMeta, SearchAlgo, SearchSettings, SourceInfo, TrainingInfo};
+use brandubh_agent::{Agent, AgentMeta, SourceInfo, TrainingInfo};
 use brandubh_net::{Device, NetConfig};
+use brandubh_search::{Algorithm, SearchSettings};
 
 /// A fresh scratch directory inside Cargo's target directory.
 pub fn scratch(name: &str) -> PathBuf {
@@ -28,7 +29,7 @@ pub fn tiny_agent() -> &'static Path {
             .with_blocks(1)
             .init(&device);
         let search = SearchSettings {
-            algorithm: SearchAlgo::Puct,
+            algorithm: Algorithm::Puct,
             simulations: 16,
             ..SearchSettings::default()
         };
@@ -53,7 +54,7 @@ pub fn tiny_run() -> &'static Path {
     RUN.get_or_init(|| {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         let config =
-            brandubh_run::config::TrainConfig::from_file(root.join("configs/tiny.toml")).unwrap();
+            brandubh_run::config::RunConfig::from_file(root.join("configs/tiny.toml")).unwrap();
         let dir = scratch("run").join("tiny");
         let options = brandubh_train::run::RunOptions {
             dir: dir.clone(),
@@ -62,28 +63,38 @@ pub fn tiny_run() -> &'static Path {
             device: Device::flex(),
             selfplay_on_device: false,
         };
-        brandubh_train::run::train(&config, &options, &mut Evaluate).unwrap();
+        brandubh_train::run::train(
+            &config,
+            &options,
+            &mut brandubh_train::run::Quiet,
+            &mut Matches,
+        )
+        .unwrap();
         dir
     })
 }
 
 /// The evaluation matches `brandubh train` plays after each iteration, so that the run's
 /// metrics have evaluation results like a real run's.
-struct Evaluate;
+struct Matches;
 
-impl brandubh_train::run::Observer for Evaluate {
+impl brandubh_train::run::Evaluate for Matches {
     fn evaluate(
         &mut self,
         r: &brandubh_train::run::EvaluationRequest<'_>,
-    ) -> Result<Option<brandubh_train::run::EvaluationReport>, String> {
+    ) -> Result<Option<brandubh_train::run::EvaluationReport>, brandubh_train::run::EvaluationError>
+    {
         let eval = brandubh_eval::training::evaluate_iteration(
             r.candidate,
             r.previous,
             r.config,
-            brandubh_eval::Algo::Gumbel,
+            r.search,
             r.seed,
         )
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| brandubh_train::run::EvaluationError {
+            iteration: r.iteration,
+            source: Box::new(e),
+        })?;
         Ok(Some(brandubh_train::run::EvaluationReport {
             vs_previous: Some(eval.vs_previous.summary("previous")),
             vs_baseline: Some(eval.vs_baseline.summary(&r.config.baseline)),
