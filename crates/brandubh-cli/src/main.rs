@@ -32,6 +32,7 @@ enum Command {
     Play(cmd::play::Args),
     Analyze(cmd::analyze::Args),
     Engine(cmd::engine::Args),
+    Serve(cmd::serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +49,7 @@ fn main() -> ExitCode {
         Command::Play(args) => cmd::play::run(args),
         Command::Analyze(args) => cmd::analyze::run(args),
         Command::Engine(args) => cmd::engine::run(args),
+        Command::Serve(args) => cmd::serve::run(args),
     };
     match result {
         Ok(code) => code,

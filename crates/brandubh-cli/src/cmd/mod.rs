@@ -9,6 +9,7 @@ pub mod match_;
 pub mod perft;
 pub mod play;
 pub mod replay;
+pub mod serve;
 pub mod train;
 
 use anyhow::Context;
