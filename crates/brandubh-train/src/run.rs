@@ -215,7 +215,9 @@ pub fn net_config(config: &RunConfig) -> NetConfig {
         .with_blocks(config.model.blocks as usize)
 }
 
-fn net_train_config(config: &RunConfig) -> NetTrainConfig {
+/// The network crate's training settings (optimizer, weight decay, value weight) of a run.
+#[must_use]
+pub fn net_train_config(config: &RunConfig) -> NetTrainConfig {
     let t = &config.training;
     NetTrainConfig {
         optimizer: match t.optimizer {
