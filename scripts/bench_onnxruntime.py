@@ -94,13 +94,15 @@ def check(directory, info, inputs, policy, value):
 
 
 def ort_rate(sess, x, seconds):
+    """(positions per wall-clock second, per CPU-second of this thread)."""
     feed = {"planes": x}
     sess.run(None, feed)  # warm-up
-    n, t0 = 0, time.perf_counter()
+    n, t0, c0 = 0, time.perf_counter(), time.thread_time()
     while time.perf_counter() - t0 < seconds:
         sess.run(None, feed)
         n += len(x)
-    return n / (time.perf_counter() - t0)
+    cpu = time.thread_time() - c0
+    return n / (time.perf_counter() - t0), (n / cpu if cpu > 0 else float("nan"))
 
 
 class FastServer:
@@ -115,7 +117,8 @@ class FastServer:
         line = self.proc.stdout.readline()
         if not line:
             raise RuntimeError("onnx_bench serve ended early")
-        return float(line)
+        wall, cpu = line.split()
+        return float(wall), float(cpu)
 
     def close(self):
         self.proc.stdin.close()
@@ -139,29 +142,37 @@ def bench(exe, directory, info, inputs, args):
                 # Alternate which side goes first, so that neither always runs right after
                 # the other's warm caches or a burst of load.
                 if r % 2 == 0:
-                    f = server.rate(t, b, args.seconds)
-                    o = ort_rate(sessions[t], x, args.seconds)
+                    f, fcpu = server.rate(t, b, args.seconds)
+                    o, ocpu = ort_rate(sessions[t], x, args.seconds)
                 else:
-                    o = ort_rate(sessions[t], x, args.seconds)
-                    f = server.rate(t, b, args.seconds)
+                    o, ocpu = ort_rate(sessions[t], x, args.seconds)
+                    f, fcpu = server.rate(t, b, args.seconds)
                 fast.setdefault((t, b), []).append(f)
                 onnx.setdefault((t, b), []).append(o)
+                if t == 1:
+                    # With one thread all the work is on the measured thread on both sides:
+                    # positions per CPU-second, robust to other load on the machine.
+                    fast.setdefault(("cpu", b), []).append(fcpu)
+                    onnx.setdefault(("cpu", b), []).append(ocpu)
     server.close()
     print(
         f"  positions/s, median of {args.rounds} rounds; ratio fast/onnxruntime per round: "
         "median (min-max)"
     )
+    columns = list(args.threads) + (["cpu"] if 1 in args.threads else [])
+    title = {c: f"{c} thread{'s' if c != 1 else ''}" for c in args.threads}
+    title["cpu"] = "1 thread, per CPU-s"
     header = f"  {'batch':>5}"
-    for t in args.threads:
-        header += f" | {t} thread{'s' if t > 1 else ' '}: {'fast':>8} {'onnxrt':>8} {'ratio':>17}"
+    for c in columns:
+        header += f" | {title[c]:>19}: {'fast':>7} {'onnxrt':>7} {'ratio':>17}"
     print(header)
     for b in args.batches:
         line = f"  {b:>5}"
-        for t in args.threads:
+        for t in columns:
             f, o = fast[(t, b)], onnx[(t, b)]
             ratios = [x / y for x, y in zip(f, o)]
             line += (
-                f" |            {statistics.median(f):>8.0f} {statistics.median(o):>8.0f} "
+                f" | {'':>19}  {statistics.median(f):>7.0f} {statistics.median(o):>7.0f} "
                 f"{spread(ratios):>17}"
             )
         print(line)
@@ -201,6 +212,7 @@ def main():
             "info": info,
             "fast": {f"{t}x{b}": v for (t, b), v in fast.items()},
             "onnxruntime": {f"{t}x{b}": v for (t, b), v in onnx.items()},
+            "keys": "THREADSxBATCH: positions per wall-clock second; cpuxBATCH: per CPU-second, 1 thread",
         }
     if args.json:
         with open(args.json, "w") as f:

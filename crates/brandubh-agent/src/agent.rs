@@ -508,6 +508,7 @@ fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use brandubh_net::Device;
 
     #[test]
     fn min_parameters_is_a_lower_bound() {

@@ -12,9 +12,11 @@
 //! `[256, 1176]`, and `DIR/value.f32`, `[256]`) and `DIR/info.json` (the network's shape and
 //! the SIMD level the fast path uses). `serve` loads the same network from `DIR/model.onnx`'s
 //! sources again (`DIR/source.txt`) and answers lines `THREADS BATCH SECONDS` on standard
-//! input with one line: the fast path's positions/s (wall clock) running `BATCH`
-//! positions per call on a pool of `THREADS` threads for about `SECONDS` — so that the
-//! script can interleave it with onnxruntime, measurement by measurement.
+//! input with one line: the fast path's positions/s running `BATCH` positions per call on a
+//! pool of `THREADS` threads for about `SECONDS`, per wall-clock second and per CPU-second
+//! of the pool thread that ran the calls (`NaN` where unknown; all of the work only with one
+//! thread) — so that the script can interleave it with onnxruntime, measurement by
+//! measurement.
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -140,20 +142,35 @@ fn serve(dir: &Path) -> anyhow::Result<()> {
             .num_threads(threads)
             .build()?;
         let x = &inputs[..batch * INPUT_SIZE];
-        let rate = pool.install(|| {
+        let (wall, cpu) = pool.install(|| {
             std::hint::black_box(net.forward(x)); // warm-up
+            let cpu0 = thread_cpu_seconds();
             let t0 = Instant::now();
             let mut n = 0usize;
             while t0.elapsed().as_secs_f64() < seconds {
                 std::hint::black_box(net.forward(std::hint::black_box(x)));
                 n += batch;
             }
-            n as f64 / t0.elapsed().as_secs_f64()
+            let wall = n as f64 / t0.elapsed().as_secs_f64();
+            let cpu = match (cpu0, thread_cpu_seconds()) {
+                (Some(a), Some(b)) if b > a => n as f64 / (b - a),
+                _ => f64::NAN,
+            };
+            (wall, cpu)
         });
-        writeln!(stdout, "{rate:.1}")?;
+        writeln!(stdout, "{wall:.1} {cpu:.1}")?;
         stdout.flush()?;
     }
     Ok(())
+}
+
+/// CPU time of the calling thread (from `/proc/thread-self/schedstat`, in nanoseconds),
+/// where Linux tells it: with one thread, positions per CPU-second are robust to other load
+/// on the machine.
+fn thread_cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: f64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(ns / 1e9)
 }
 
 /// `n` encoded positions from seeded random play (unfinished games only).

@@ -619,6 +619,8 @@ fn mac<S: Simd, const MR: usize, const NV: usize>(
 ) {
     let len = rows[0].len();
     debug_assert_eq!(w.len(), len * NV);
+    // Every row re-sliced to the one length, so that `k < len` proves every index.
+    let rows: [&[f32]; MR] = std::array::from_fn(|r| &rows[r][..len]);
     for (k, wk) in (0..len).zip(w.chunks_exact(NV)) {
         for r in 0..MR {
             let a = simd.splat_f32s(rows[r][k]);
