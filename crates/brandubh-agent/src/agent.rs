@@ -6,18 +6,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use brandubh_net::encoding::{ENCODING_VERSION, NUM_PLANES, PLANE_SIZE, POLICY_SIZE};
-use brandubh_net::{Device, FastNet, NetConfig, NetEvaluator, PolicyValueNet, checkpoint};
+use brandubh_net::{FastNet, NetConfig, NetEvaluator, PolicyValueNet, checkpoint};
 use brandubh_rules::{Game, Move};
 use brandubh_search::{Evaluator, Leaf, MctsPlayer, SearchConfig, SearchSettings};
 
 use crate::error::AgentError;
 use crate::format;
 use crate::meta::{AgentMeta, RULES_NAME, SourceInfo, TrainingInfo, utc_date};
-
-/// Largest model sizes a file may claim (guards against absurd allocations).
-const MAX_CHANNELS: usize = 1024;
-const MAX_BLOCKS: usize = 256;
-const MAX_HEAD: usize = 4096;
 
 /// A trained agent: its metadata and its network on the fast inference path.
 ///
@@ -100,13 +95,14 @@ impl Agent {
     pub fn from_bytes(bytes: &[u8], path: impl AsRef<Path>) -> Result<Agent, AgentError> {
         let path = path.as_ref();
         let (meta, weights) = parse(bytes, path)?;
-        let model = checkpoint::weights_from_bytes(&meta.model, weights.to_vec(), &Device::flex())
-            .map_err(|reason| AgentError::Weights {
+        let net = FastNet::from_safetensors(&meta.model, weights.to_vec()).map_err(|reason| {
+            AgentError::Weights {
                 path: path.to_path_buf(),
                 reason: brandubh_fs::one_line(&reason),
-            })?;
+            }
+        })?;
         Ok(Agent {
-            net: Arc::new(FastNet::from_model(&model)),
+            net: Arc::new(net),
             meta,
             weights: weights.to_vec(),
             path: path.to_path_buf(),
@@ -127,7 +123,7 @@ impl Agent {
     /// agent will be saved (it names the agent in errors).
     pub fn from_model(
         model: &PolicyValueNet,
-        mut meta: AgentMeta,
+        meta: AgentMeta,
         path: impl AsRef<Path>,
     ) -> Result<Agent, AgentError> {
         let path = path.as_ref();
@@ -136,10 +132,22 @@ impl Agent {
                 path: path.to_path_buf(),
                 reason: brandubh_fs::one_line(&reason),
             })?;
+        Agent::from_weights(weights, model.config(), meta, path)
+    }
+
+    /// Like [`Agent::from_model`], for a model of `config` given as a safetensors image
+    /// (a checkpoint's weights file, as `brandubh_net::checkpoint::read_weights` returns it).
+    pub fn from_weights(
+        weights: Vec<u8>,
+        config: NetConfig,
+        mut meta: AgentMeta,
+        path: impl AsRef<Path>,
+    ) -> Result<Agent, AgentError> {
+        let path = path.as_ref();
         let now = crate::meta::now_unix_s();
         meta.rules = RULES_NAME.to_owned();
         meta.encoding_version = ENCODING_VERSION;
-        meta.model = model.config();
+        meta.model = config;
         meta.weights_bytes = weights.len() as u64;
         meta.weights_crc32 = format!("{:08x}", crc32fast::hash(&weights));
         meta.exported_unix_s = now;
@@ -147,8 +155,14 @@ impl Agent {
         meta.exported_by = concat!("brandubh-agent ", env!("CARGO_PKG_VERSION")).to_owned();
         // Refuse to build what could not be loaded back.
         check_meta(&meta, &weights, path)?;
+        let net = FastNet::from_safetensors(&meta.model, weights.clone()).map_err(|reason| {
+            AgentError::Weights {
+                path: path.to_path_buf(),
+                reason: one_line(&reason),
+            }
+        })?;
         Ok(Agent {
-            net: Arc::new(FastNet::from_model(model)),
+            net: Arc::new(net),
             meta,
             weights,
             path: path.to_path_buf(),
@@ -195,6 +209,13 @@ impl Agent {
     #[must_use]
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The weights block: a safetensors image, as a checkpoint's weights file (e.g. for
+    /// `brandubh_net::checkpoint::folded_from_bytes`).
+    #[must_use]
+    pub fn weights(&self) -> &[u8] {
+        &self.weights
     }
 
     /// The network, shareable between threads.
@@ -346,18 +367,7 @@ fn check_meta(meta: &AgentMeta, weights: &[u8], path: &Path) -> Result<(), Agent
         });
     }
     let c = &meta.model;
-    if !c.is_valid()
-        || c.channels > MAX_CHANNELS
-        || c.blocks > MAX_BLOCKS
-        || c.policy_channels > MAX_HEAD
-        || c.value_channels > MAX_HEAD
-        || c.value_hidden > MAX_HEAD
-    {
-        return Err(bad(format!(
-            "implausible model: channels {}, blocks {}, heads {}/{}/{}",
-            c.channels, c.blocks, c.policy_channels, c.value_channels, c.value_hidden
-        )));
-    }
+    c.check_limits().map_err(bad)?;
     // The network is allocated before its weights are read: its size must be vouched for
     // by the weights actually present.
     let least = 4 * min_parameters(c);
@@ -413,6 +423,7 @@ fn min_parameters(c: &NetConfig) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use brandubh_net::Device;
 
     #[test]
     fn min_parameters_is_a_lower_bound() {

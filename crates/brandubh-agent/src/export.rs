@@ -2,7 +2,6 @@
 
 use std::path::Path;
 
-use brandubh_net::Device;
 use brandubh_net::checkpoint::{self, CheckpointMeta};
 
 use crate::agent::Agent;
@@ -21,7 +20,7 @@ pub struct ExportOptions {
 }
 
 /// Exports checkpoint `checkpoint` (a stem or either of its files, as
-/// `brandubh_net::checkpoint::load` takes them) as the agent file `out`, written
+/// `brandubh_net::checkpoint::read_weights` takes them) as the agent file `out`, written
 /// atomically. The training record comes from the checkpoint's metadata: its step and
 /// date, and the extras a training run writes (`iteration`, `games`, `positions`,
 /// `elapsed_s`, `config_name`). Returns the agent as loaded back from the written file.
@@ -32,7 +31,7 @@ pub fn export_checkpoint(
 ) -> Result<Agent, AgentError> {
     let checkpoint = checkpoint.as_ref();
     let out = out.as_ref();
-    let (model, ckpt) = checkpoint::load(checkpoint, &Device::flex(), None)?;
+    let (weights, ckpt) = checkpoint::read_weights(checkpoint, None)?;
     let meta = AgentMeta::new(
         options.name.clone(),
         options.search.clone(),
@@ -43,7 +42,7 @@ pub fn export_checkpoint(
             burn_version: ckpt.burn_version.clone(),
         },
     );
-    let agent = Agent::from_model(&model, meta, out)?;
+    let agent = Agent::from_weights(weights, ckpt.config.clone(), meta, out)?;
     agent.save(out)?;
     // What counts is what was written: read it back.
     Agent::load(out)

@@ -486,3 +486,78 @@ fn damaged_agent_files_give_one_line_errors() {
     ]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn export_onnx_from_an_agent_file_a_run_and_a_checkpoint_writes_the_same_model() {
+    let agent = tiny_agent();
+    let shared = agent.parent().unwrap().parent().unwrap();
+    let run = shared.join("run");
+    let dir = temp_dir("onnx");
+    let mut models = Vec::new();
+    for (i, source) in [
+        agent.to_path_buf(),
+        run.clone(),
+        run.join("checkpoints").join("iter-000001"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let out = dir.join(format!("m{i}")).join("net.onnx");
+        let o = brandubh(&["export", s(source), "--format", "onnx", "--out", s(&out)]);
+        assert!(o.status.success(), "{}: {}", source.display(), stderr(&o));
+        let text = stdout(&o);
+        assert!(
+            text.starts_with(&format!("wrote {} (", out.display())),
+            "{text}"
+        );
+        assert!(
+            text.contains("C8xN1") && text.contains("opset 17"),
+            "{text}"
+        );
+        models.push(std::fs::read(&out).unwrap());
+    }
+    // The agent file holds the checkpoint's weights, so all three are the same model.
+    assert_eq!(models[0], models[1]);
+    assert_eq!(models[0], models[2]);
+    // ... and the one brandubh-net writes for those weights (the writer's own tests decode
+    // it and check its outputs against burn).
+    let a = brandubh_agent::Agent::load(agent).unwrap();
+    let folded = checkpoint::folded_from_bytes(&a.meta().model, a.weights().to_vec()).unwrap();
+    assert_eq!(models[0], brandubh_net::onnx::to_onnx(&folded));
+    // No temporary file is left beside the output.
+    let names: Vec<_> = std::fs::read_dir(dir.join("m0")).unwrap().collect();
+    assert_eq!(names.len(), 1);
+}
+
+#[test]
+fn export_onnx_refuses_bad_arguments_with_one_line() {
+    let agent = tiny_agent();
+    let dir = temp_dir("onnx-bad");
+    for (args, want) in [
+        (vec!["--out", "x.agent"], "must end in .onnx"),
+        (
+            vec!["--out", "x.onnx", "--sims", "8"],
+            "holds only the network",
+        ),
+    ] {
+        let mut all = vec!["export", s(agent), "--format", "onnx"];
+        all.extend(args.iter().copied());
+        let o = bin().current_dir(&dir).args(&all).output().unwrap();
+        assert!(!o.status.success(), "{all:?}");
+        let err = stderr(&o);
+        assert!(err.contains(want), "{all:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+    let missing = dir.join("missing.agent");
+    let o = brandubh(&[
+        "export",
+        s(&missing),
+        "--format",
+        "onnx",
+        "--out",
+        s(&dir.join("y.onnx")),
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("missing.agent"), "{}", stderr(&o));
+    assert!(!dir.join("y.onnx").exists());
+}

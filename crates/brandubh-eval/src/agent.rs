@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use brandubh_net::checkpoint::{self, CheckpointMeta};
-use brandubh_net::{Device, FastNet, NetEvaluator};
+use brandubh_net::{FastNet, NetEvaluator};
 use brandubh_run::RunDir;
 use brandubh_run::config::RunConfig;
 use brandubh_search::{
@@ -292,18 +292,15 @@ impl PlayerFactory for Entrant {
 
 /// Loads the checkpoint `stem` (or either of its files) for inference.
 pub fn load_checkpoint(stem: &Path) -> Result<(Arc<FastNet>, Checkpoint), EvalError> {
-    let (model, meta) = checkpoint::load(stem, &Device::flex(), None)
-        .map_err(|e| EvalError::Checkpoint(e.to_string()))?;
+    let (net, meta) =
+        FastNet::load(stem, None).map_err(|e| EvalError::Checkpoint(e.to_string()))?;
     let (weights, _) = checkpoint::paths(stem);
     let stem = weights.with_extension("");
     let name = stem
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    Ok((
-        Arc::new(FastNet::from_model(&model)),
-        Checkpoint { stem, name, meta },
-    ))
+    Ok((Arc::new(net), Checkpoint { stem, name, meta }))
 }
 
 /// Every complete checkpoint of the run `run_dir`, oldest first (by training step, then

@@ -117,7 +117,6 @@ fn main() {
     };
     let device = Device::flex();
     let model = config.init(&device);
-    let folded = model.fold_batch_norm();
     let fast = FastNet::from_model(&model).with_chunk_size(env("BENCH_CHUNK", 16));
     let max_batch = batches.iter().copied().max().unwrap_or(1);
     let games = games(max_batch);
@@ -134,8 +133,8 @@ fn main() {
     );
     println!("positions/s, wall clock (per CPU-second in parentheses)");
     println!(
-        "{:>6} {:>17} {:>17} {:>17} {:>10}",
-        "batch", "burn", "burn+BN fold", "fast", "fast/burn"
+        "{:>6} {:>17} {:>17} {:>10}",
+        "batch", "burn", "fast", "fast/burn"
     );
     for &b in &batches {
         let inputs = &all_inputs[..b * INPUT_SIZE];
@@ -151,16 +150,12 @@ fn main() {
         let burn_rate = rate(b, seconds, || {
             black_box(model.infer(black_box(inputs), &device));
         });
-        let folded_rate = rate(b, seconds, || {
-            black_box(folded.infer(black_box(inputs), &device));
-        });
         let fast_rate = rate(b, seconds, || {
             black_box(fast.forward(black_box(inputs)));
         });
         println!(
-            "{b:>6} {} {} {} {:>9.1}x",
+            "{b:>6} {} {} {:>9.1}x",
             show(burn_rate),
-            show(folded_rate),
             show(fast_rate),
             fast_rate.wall / burn_rate.wall
         );

@@ -42,6 +42,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::encoding::ENCODING_VERSION;
+use crate::folded::FoldedNet;
 use crate::model::{NetConfig, PolicyValueNet};
 use crate::optimize::{OptimizerConfig, Trainer};
 
@@ -53,12 +54,6 @@ pub const FORMAT_VERSION: u32 = 1;
 pub const WEIGHTS_EXTENSION: &str = "safetensors";
 /// Extension of the metadata file.
 pub const META_EXTENSION: &str = "json";
-
-/// Largest sizes a checkpoint may claim (guards against absurd allocations from a corrupt
-/// or hostile metadata file).
-const MAX_CHANNELS: usize = 1024;
-const MAX_BLOCKS: usize = 256;
-const MAX_HEAD: usize = 4096;
 
 /// What went wrong with a checkpoint.
 #[derive(Debug, Error)]
@@ -362,16 +357,7 @@ pub fn read_meta(path: impl AsRef<Path>) -> Result<CheckpointMeta, CheckpointErr
             expected: ENCODING_VERSION,
         });
     }
-    let c = &meta.config;
-    if !c.is_valid()
-        || c.channels > MAX_CHANNELS
-        || c.blocks > MAX_BLOCKS
-        || c.policy_channels > MAX_HEAD
-        || c.value_channels > MAX_HEAD
-        || c.value_hidden > MAX_HEAD
-    {
-        return Err(bad(format!("implausible model config {c:?}")));
-    }
+    meta.config.check_limits().map_err(bad)?;
     if !is_plain_file_name(&meta.weights_file) {
         return Err(bad(format!(
             "weights file {:?} is not a plain file name",
@@ -397,7 +383,49 @@ pub fn load(
     device: &Device,
     expected: Option<&NetConfig>,
 ) -> Result<(PolicyValueNet, CheckpointMeta), CheckpointError> {
-    let (_, meta_path) = paths(path.as_ref());
+    let (bytes, meta, weights_path) = read_checked_weights(path.as_ref(), expected)?;
+    let model = weights_from_bytes(&meta.config, bytes, device).map_err(|reason| {
+        CheckpointError::Weights {
+            path: weights_path,
+            reason,
+        }
+    })?;
+    Ok((model, meta))
+}
+
+/// Loads checkpoint `path` for inference as a [`FoldedNet`] (batch norm folded), on the
+/// CPU: what [`crate::FastNet::load`] and the ONNX export start from. With `expected`, a
+/// checkpoint of another config is an error.
+pub fn load_folded(
+    path: impl AsRef<Path>,
+    expected: Option<&NetConfig>,
+) -> Result<(FoldedNet, CheckpointMeta), CheckpointError> {
+    let (bytes, meta, weights_path) = read_checked_weights(path.as_ref(), expected)?;
+    let folded =
+        folded_from_bytes(&meta.config, bytes).map_err(|reason| CheckpointError::Weights {
+            path: weights_path,
+            reason,
+        })?;
+    Ok((folded, meta))
+}
+
+/// The weights file of checkpoint `path` as checked bytes (size and hash as the metadata
+/// says, the metadata checked as [`read_meta`] does), with the metadata. With `expected`,
+/// a checkpoint of another config is an error.
+pub fn read_weights(
+    path: impl AsRef<Path>,
+    expected: Option<&NetConfig>,
+) -> Result<(Vec<u8>, CheckpointMeta), CheckpointError> {
+    let (bytes, meta, _) = read_checked_weights(path.as_ref(), expected)?;
+    Ok((bytes, meta))
+}
+
+/// [`read_weights`], and the path of the weights file.
+fn read_checked_weights(
+    path: &Path,
+    expected: Option<&NetConfig>,
+) -> Result<(Vec<u8>, CheckpointMeta, PathBuf), CheckpointError> {
+    let (_, meta_path) = paths(path);
     let meta = read_meta(&meta_path)?;
     if let Some(expected) = expected {
         let details = config_diff(&meta.config, expected);
@@ -422,13 +450,7 @@ pub fn load(
         meta.weights_bytes,
         &meta.weights_fnv1a64,
     )?;
-    let model = weights_from_bytes(&meta.config, bytes, device).map_err(|reason| {
-        CheckpointError::Weights {
-            path: weights_path.clone(),
-            reason,
-        }
-    })?;
-    Ok((model, meta))
+    Ok((bytes, meta, weights_path))
 }
 
 /// Resumes training from checkpoint `path`: the model on `device` (an autodiff device,
@@ -613,6 +635,13 @@ pub fn weights_from_bytes(
         return Err(one_line(&problems.join("; ")));
     }
     Ok(model)
+}
+
+/// The folded inference weights of a model of `config` from a safetensors file image
+/// (what [`weights_to_bytes`] writes), on the CPU; checked as [`weights_from_bytes`] checks.
+pub fn folded_from_bytes(config: &NetConfig, bytes: Vec<u8>) -> Result<FoldedNet, String> {
+    config.check_limits()?;
+    Ok(weights_from_bytes(config, bytes, &Device::flex())?.fold_batch_norm())
 }
 
 /// The first few of `names`, and how many more.

@@ -11,7 +11,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::encoding::{self, INPUT_SIZE, POLICY_SIZE};
 use crate::fast::FastNet;
-use crate::model::{FoldedNet, PolicyValueNet};
+use crate::model::PolicyValueNet;
 
 /// Which forward pass an evaluator runs.
 #[derive(Clone, Debug)]
@@ -25,7 +25,7 @@ enum Engine {
 /// burn's model and the device it runs on.
 #[derive(Clone, Debug)]
 struct BurnEngine {
-    model: FoldedNet,
+    model: PolicyValueNet,
     device: Device,
 }
 
@@ -75,14 +75,14 @@ impl NetEvaluator {
         NetEvaluator::with_engine(Engine::Fast(net))
     }
 
-    /// An evaluator running burn's forward pass of `model` on `device`: inference mode,
-    /// batch norm folded ([`PolicyValueNet::fold_batch_norm`]), moved to `device` without
-    /// autodiff. On the CPU [`NetEvaluator::new`] is several times faster; this one is for a
-    /// GPU device in a binary built with one.
+    /// An evaluator running burn's forward pass of `model` on `device`: inference mode
+    /// (batch norm with its running statistics), moved to `device` without autodiff. On the
+    /// CPU [`NetEvaluator::new`] is several times faster; this one is for a GPU device in a
+    /// binary built with one.
     #[must_use]
     pub fn burn(model: &PolicyValueNet, device: &Device) -> NetEvaluator {
         let device = device.clone().without_autodiff();
-        let model = model.fold_batch_norm().to_device(&device);
+        let model = model.valid().to_device(&device);
         NetEvaluator::with_engine(Engine::Burn(Box::new(BurnEngine { model, device })))
     }
 

@@ -4,12 +4,16 @@
 //! - [`encoding`]: position → input planes `[9, 7, 7]` and move ↔ policy index (1176),
 //!   pure functions that commute with the 8 symmetries of the board;
 //! - [`model`]: [`NetConfig`] and [`PolicyValueNet`] (`#[derive(Module)]`), generic over
-//!   burn's device (`Device::flex()` by default; GPU backends are passthrough features);
+//!   burn's device (`Device::flex()` by default; CUDA is a passthrough feature): the
+//!   training model and the reference the inference paths are tested against;
+//! - [`folded`]: [`FoldedNet`], the weights with batch norm folded, as plain numbers;
 //! - [`optimize`]: batches, the loss (policy cross-entropy over legal moves + value MSE) and
 //!   [`optimize::Trainer`] doing one Adam or SGD-with-momentum step;
 //! - [`checkpoint`]: safetensors weights + JSON metadata, written atomically, checked on load;
 //! - [`fast`]: an inference-only forward pass in plain Rust (batch norm folded, SIMD chosen
-//!   at run time), several times faster than burn's on the CPU;
+//!   at run time), several times faster than burn's on the CPU, built from a [`FoldedNet`]
+//!   or loaded straight from a checkpoint ([`FastNet::load`]);
+//! - [`onnx`]: a [`FoldedNet`] as a standard ONNX model, for other runtimes;
 //! - [`NetEvaluator`]: the search crate's [`brandubh_search::Evaluator`] on top of either.
 //!
 //! Only this crate knows burn; the search knows only the `Evaluator` trait.
@@ -32,13 +36,16 @@ pub mod checkpoint;
 pub mod encoding;
 mod evaluator;
 pub mod fast;
+pub mod folded;
 pub mod model;
+pub mod onnx;
 pub mod optimize;
 
 pub use checkpoint::{CheckpointError, CheckpointMeta, SaveOptions};
 pub use evaluator::{NetEvaluator, legal_softmax};
 pub use fast::FastNet;
-pub use model::{FoldedNet, NetConfig, NetOutput, PolicyValueNet};
+pub use folded::FoldedNet;
+pub use model::{NetConfig, NetOutput, PolicyValueNet};
 pub use optimize::{
     Batch, BatchBuilder, BatchError, OptimizerConfig, OptimizerKind, StepStats, Trainer,
 };

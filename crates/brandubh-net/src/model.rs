@@ -10,11 +10,13 @@
 //! ```
 //!
 //! Code is generic over the device: the same model runs on `Device::flex()` (the default
-//! CPU backend), on `Device::flex().autodiff()` for training, or on a GPU device where the
-//! binary enables burn's `wgpu`/`cuda` feature (this crate's passthrough features).
+//! CPU backend), on `Device::flex().autodiff()` for training, or on a CUDA device where the
+//! binary enables this crate's passthrough `cuda` feature. This is the training model and
+//! the reference the inference paths are tested against; inference on the CPU runs
+//! [`crate::FastNet`], built from [`crate::FoldedNet`].
 
 use burn::config::Config;
-use burn::module::{Module, Param};
+use burn::module::Module;
 use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
 use burn::tensor::activation::{relu, tanh};
@@ -50,6 +52,40 @@ impl Default for NetConfig {
 }
 
 impl NetConfig {
+    /// Most channels (C) a loaded model may claim: the limits guard against absurd
+    /// allocations from a corrupt or hostile file that names a model size.
+    pub const MAX_CHANNELS: usize = 1024;
+    /// Most residual blocks (N) a loaded model may claim.
+    pub const MAX_BLOCKS: usize = 256;
+    /// Most policy channels, value channels or value hidden units a loaded model may claim.
+    pub const MAX_HEAD: usize = 4096;
+
+    /// Checks that every size is positive and within [`NetConfig::MAX_CHANNELS`],
+    /// [`NetConfig::MAX_BLOCKS`] and [`NetConfig::MAX_HEAD`]; the error says which sizes
+    /// are implausible, on one line.
+    pub fn check_limits(&self) -> Result<(), String> {
+        if self.is_valid()
+            && self.channels <= Self::MAX_CHANNELS
+            && self.blocks <= Self::MAX_BLOCKS
+            && self.policy_channels <= Self::MAX_HEAD
+            && self.value_channels <= Self::MAX_HEAD
+            && self.value_hidden <= Self::MAX_HEAD
+        {
+            return Ok(());
+        }
+        Err(format!(
+            "implausible model: channels {}, blocks {}, heads {}/{}/{} (each at least 1; at most {}, {}, {})",
+            self.channels,
+            self.blocks,
+            self.policy_channels,
+            self.value_channels,
+            self.value_hidden,
+            Self::MAX_CHANNELS,
+            Self::MAX_BLOCKS,
+            Self::MAX_HEAD
+        ))
+    }
+
     /// A model with freshly initialised weights on `device`.
     ///
     /// # Panics
@@ -217,112 +253,6 @@ impl PolicyValueNet {
 
     /// Runs the network on `n` encoded positions (`inputs.len() == n * INPUT_SIZE`) and
     /// copies the results out: `(logits [n·1176], values [n])`. Uses the model's device.
-    ///
-    /// # Panics
-    /// If `inputs.len()` is not a multiple of `INPUT_SIZE`.
-    #[must_use]
-    pub fn infer(&self, inputs: &[f32], device: &Device) -> (Vec<f32>, Vec<f32>) {
-        let out = self.forward(input_tensor(inputs, device));
-        (tensor_to_vec(out.policy_logits), tensor_to_vec(out.value))
-    }
-}
-
-impl PolicyValueNet {
-    /// The inference copy with every batch norm folded into the convolution before it
-    /// (`w' = w·γ/√(σ²+ε)`, `b' = β + (b − μ)·γ/√(σ²+ε)`): fewer, cheaper operations, same
-    /// outputs up to rounding. Uses the running statistics, as inference does.
-    #[must_use]
-    pub fn fold_batch_norm(&self) -> FoldedNet {
-        let model = self.valid();
-        FoldedNet {
-            stem: model.stem.fold(),
-            blocks: model
-                .blocks
-                .iter()
-                .map(|b| FoldedBlock {
-                    conv1: b.conv1.fold(),
-                    conv2: b.conv2.fold(),
-                })
-                .collect(),
-            policy_conv: model.policy_conv.fold(),
-            policy_fc: model.policy_fc.clone(),
-            value_conv: model.value_conv.fold(),
-            value_fc1: model.value_fc1.clone(),
-            value_fc2: model.value_fc2.clone(),
-        }
-    }
-}
-
-impl ConvBn {
-    /// This convolution with the batch norm folded in (a convolution with bias).
-    fn fold(&self) -> Conv2d {
-        let bn = &self.bn;
-        let gamma = bn.gamma.val(); // [out]
-        let [cout] = gamma.dims();
-        let scale = gamma / (bn.running_var.value() + bn.epsilon).sqrt(); // [out]
-        let weight = self.conv.weight.val() * scale.clone().reshape([cout, 1, 1, 1]);
-        let bias = match &self.conv.bias {
-            Some(b) => b.val() - bn.running_mean.value(),
-            None => bn.running_mean.value().neg(),
-        } * scale
-            + bn.beta.val(); // [out]
-        let mut conv = self.conv.clone();
-        conv.weight = Param::from_tensor(weight);
-        conv.bias = Some(Param::from_tensor(bias));
-        conv
-    }
-}
-
-/// A residual block with folded batch norms.
-#[derive(Module, Debug)]
-pub struct FoldedBlock {
-    /// First 3×3 convolution (with bias), then ReLU.
-    pub conv1: Conv2d,
-    /// Second 3×3 convolution (with bias), + skip, then ReLU.
-    pub conv2: Conv2d,
-}
-
-/// [`PolicyValueNet`] for inference with its batch norms folded into the convolutions
-/// ([`PolicyValueNet::fold_batch_norm`]); same shapes and outputs.
-#[derive(Module, Debug)]
-pub struct FoldedNet {
-    /// 3×3 conv `NUM_PLANES → C`.
-    pub stem: Conv2d,
-    /// The residual tower.
-    pub blocks: Vec<FoldedBlock>,
-    /// 1×1 conv `C → Pc`.
-    pub policy_conv: Conv2d,
-    /// `[Pc·49] → [1176]`.
-    pub policy_fc: Linear,
-    /// 1×1 conv `C → Vc`.
-    pub value_conv: Conv2d,
-    /// `[Vc·49] → [H]`.
-    pub value_fc1: Linear,
-    /// `[H] → [1]`.
-    pub value_fc2: Linear,
-}
-
-impl FoldedNet {
-    /// Forward pass: planes `[B, 9, 7, 7]` → logits `[B, 1176]` and values `[B, 1]`.
-    pub fn forward(&self, input: Tensor<4>) -> NetOutput {
-        let mut x = relu(self.stem.forward(input)); // [B, C, 7, 7]
-        for block in &self.blocks {
-            let y = relu(block.conv1.forward(x.clone())); // [B, C, 7, 7]
-            x = relu(block.conv2.forward(y) + x); // [B, C, 7, 7]
-        }
-        let p = relu(self.policy_conv.forward(x.clone())); // [B, Pc, 7, 7]
-        let policy_logits = self.policy_fc.forward(p.flatten::<2>(1, 3)); // [B, 1176]
-        let v = relu(self.value_conv.forward(x)); // [B, Vc, 7, 7]
-        let v = relu(self.value_fc1.forward(v.flatten::<2>(1, 3))); // [B, H]
-        let value = tanh(self.value_fc2.forward(v)); // [B, 1]
-        NetOutput {
-            policy_logits,
-            value,
-        }
-    }
-
-    /// Like [`PolicyValueNet::infer`]: `(logits [n·1176], values [n])` for `n` encoded
-    /// positions.
     ///
     /// # Panics
     /// If `inputs.len()` is not a multiple of `INPUT_SIZE`.

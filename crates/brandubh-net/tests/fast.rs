@@ -1,4 +1,4 @@
-//! The plain-Rust inference path and burn's folded model give burn's outputs.
+//! The plain-Rust inference path (built from the folded weights) gives burn's outputs.
 
 #![allow(
     clippy::unwrap_used,
@@ -27,7 +27,6 @@ fn check(config: &NetConfig, batch_sizes: &[usize]) {
     let device = Device::flex();
     let model = trained.valid().to_device(&device);
     let fast = FastNet::from_model(&model);
-    let folded = model.fold_batch_norm();
     assert_eq!(fast.config(), config);
     for &n in batch_sizes {
         let inputs = encoded(n, n as u64);
@@ -38,17 +37,6 @@ fn check(config: &NetConfig, batch_sizes: &[usize]) {
         let dv = max_diff(&values, &out.values);
         assert!(dp < 1e-4, "{config:?} batch {n}: policy differs by {dp}");
         assert!(dv < 1e-4, "{config:?} batch {n}: value differs by {dv}");
-        let (folded_logits, folded_values) = folded.infer(&inputs, &device);
-        let dp = max_diff(&logits, &folded_logits);
-        let dv = max_diff(&values, &folded_values);
-        assert!(
-            dp < 1e-4,
-            "{config:?} batch {n}: folded policy differs by {dp}"
-        );
-        assert!(
-            dv < 1e-4,
-            "{config:?} batch {n}: folded value differs by {dv}"
-        );
         // The logits are not trivially equal (e.g. all zero).
         let spread = logits.iter().fold(0.0f32, |m, &x| m.max(x.abs()));
         assert!(spread > 1e-2, "degenerate logits");

@@ -213,7 +213,9 @@ pub fn net_config(config: &RunConfig) -> NetConfig {
         .with_blocks(config.model.blocks as usize)
 }
 
-fn net_train_config(config: &RunConfig) -> OptimizerConfig {
+/// The network crate's training settings (optimizer, weight decay, value weight) of a run.
+#[must_use]
+pub fn net_train_config(config: &RunConfig) -> OptimizerConfig {
     let t = &config.training;
     OptimizerConfig {
         optimizer: match t.optimizer {

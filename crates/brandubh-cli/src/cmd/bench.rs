@@ -7,8 +7,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use brandubh_net::encoding::INPUT_SIZE;
+use brandubh_net::optimize::{BatchBuilder, Trainer};
 use brandubh_net::{FastNet, NetEvaluator};
-use brandubh_rules::Game;
+use brandubh_rules::{Game, Symmetry};
 use brandubh_run::config::RunConfig;
 use brandubh_search::{Evaluator, Leaf};
 use brandubh_train::run;
@@ -91,6 +92,45 @@ fn forward_rate(net: &FastNet, batch: usize, seconds: f64) -> f64 {
     n as f64 / t0.elapsed().as_secs_f64()
 }
 
+/// Optimizer steps per second of burn's training step for the configuration's network,
+/// optimizer and batch size, on the training device, on one batch of positions from
+/// seeded random play (uniform policy targets over the legal moves, random results).
+fn training_rate(config: &RunConfig, seconds: f64) -> anyhow::Result<f64> {
+    let device = backend::device().autodiff();
+    device.seed(config.seed);
+    let model = run::net_config(config).init(&device);
+    let mut trainer = Trainer::new(model, run::net_train_config(config));
+    let mut rng = ChaCha8Rng::seed_from_u64(config.seed ^ 0x7a1);
+    let mut builder = BatchBuilder::new();
+    for leaf in sample_leaves(config.training.batch_size as usize, 2) {
+        let policy = vec![1.0 / leaf.moves.len() as f32; leaf.moves.len()];
+        let result = rng.random_range(-1.0f32..=1.0);
+        builder.push_position(
+            &leaf.position,
+            leaf.repetitions,
+            &leaf.moves,
+            &policy,
+            result,
+            Symmetry::Identity,
+        )?;
+    }
+    let batch = builder.build(trainer.device());
+    let lr = config.training.learning_rate_at(1);
+    trainer.step(&batch, lr); // warm-up
+    let t0 = Instant::now();
+    let mut steps = 0u32;
+    while t0.elapsed().as_secs_f64() < seconds || steps < 3 {
+        let stats = trainer.step(&batch, lr);
+        anyhow::ensure!(
+            stats.total_loss.is_finite(),
+            "training loss {}",
+            stats.total_loss
+        );
+        steps += 1;
+    }
+    Ok(f64::from(steps) / t0.elapsed().as_secs_f64())
+}
+
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !(args.seconds > 0.0 && args.seconds <= 600.0) {
@@ -167,6 +207,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         w,
         "self-play reaches {:.1} % of the raw rate (target: at least 85 %)",
         100.0 * in_selfplay / raw.max(1e-9)
+    )?;
+    // Where an iteration's time goes: its games at the self-play rate just measured, its
+    // optimizer steps at the training rate.
+    let steps_per_s = training_rate(&config, args.seconds)?;
+    let t = &config.training;
+    writeln!(
+        w,
+        "training ({}): {steps_per_s:.2} optimizer steps/s, {:.0} samples/s at batch {}",
+        backend::NAME,
+        steps_per_s * f64::from(t.batch_size),
+        t.batch_size
+    )?;
+    let games_per_s = stats.games as f64 / wall;
+    let selfplay_s = config.selfplay.games_per_iteration as f64 / games_per_s.max(1e-9);
+    let train_s = f64::from(t.steps_per_iteration) / steps_per_s.max(1e-9);
+    writeln!(
+        w,
+        "one iteration ({} games, {} steps): about {selfplay_s:.0} s of self-play and {train_s:.0} s of training",
+        config.selfplay.games_per_iteration, t.steps_per_iteration
     )?;
     out::flush(&mut w)?;
     Ok(ExitCode::SUCCESS)

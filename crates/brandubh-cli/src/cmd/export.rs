@@ -1,5 +1,7 @@
 //! `brandubh export <RUN_DIR | CHECKPOINT> --out models/NAME.agent [--sims N] [--algo A]
-//! [--name NAME]`: a trained network as one self-contained agent file.
+//! [--name NAME]`: a trained network as one self-contained agent file;
+//! `brandubh export <AGENT | RUN_DIR | CHECKPOINT> --format onnx --out NAME.onnx`: its
+//! network as a standard ONNX model.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -7,6 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use brandubh_agent::{ExportOptions, export_checkpoint};
+use brandubh_net::{checkpoint, onnx};
 use brandubh_run::RunDir;
 use brandubh_run::config::RunConfig;
 use brandubh_search::{Algorithm, SearchSettings};
@@ -20,15 +23,24 @@ use crate::out;
 /// the run's config.toml ([search] algorithm, simulations and constants). From a single
 /// checkpoint they come from the config.toml of the run it lies in, if any, else Gumbel with
 /// 64 simulations.
+///
+/// With --format onnx the network alone (batch norm folded) is written as an ONNX model
+/// (opset 17; input "planes" [batch, 9, 7, 7], outputs "policy_logits" [batch, 1176] and
+/// "value" [batch, 1]); the source may then also be an agent file.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// A run directory (its latest checkpoint) or a checkpoint: its stem
-    /// (runs/x/checkpoints/iter-000012) or either of its files.
+    /// (runs/x/checkpoints/iter-000012) or either of its files; with --format onnx also an
+    /// agent file (*.agent).
     #[arg(value_name = "RUN_DIR|CHECKPOINT")]
     source: PathBuf,
-    /// The agent file to write, e.g. models/brandubh-v1.agent (its directory is created).
+    /// The file to write, e.g. models/brandubh-v1.agent, or NAME.onnx with --format onnx
+    /// (its directory is created).
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
+    /// What to write: an agent file, or the network as an ONNX model.
+    #[arg(long, value_enum, default_value_t = ExportFormat::Agent)]
+    format: ExportFormat,
     /// Simulations per move the agent plays with, 1-1000000 (default: the run's).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     sims: Option<u32>,
@@ -40,8 +52,20 @@ pub struct Args {
     name: Option<String>,
 }
 
+/// What `export` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// A brandubh agent file (network, search settings, training record).
+    Agent,
+    /// The network as an ONNX model (opset 17), for onnxruntime and other runtimes.
+    Onnx,
+}
+
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.format == ExportFormat::Onnx {
+        return run_onnx(&args);
+    }
     if args.out.extension().and_then(|e| e.to_str()) != Some("agent") {
         bail!(
             "--out {}: an agent file name must end in .agent",
@@ -99,6 +123,50 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         w,
         "  play it with: brandubh play --agent {}",
         args.out.display()
+    )?;
+    out::flush(&mut w)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `export --format onnx`: the network of an agent file, a run's latest checkpoint or a
+/// checkpoint, written atomically as an ONNX model.
+fn run_onnx(args: &Args) -> anyhow::Result<ExitCode> {
+    if args.out.extension().and_then(|e| e.to_str()) != Some("onnx") {
+        bail!(
+            "--out {}: an ONNX file name must end in .onnx",
+            args.out.display()
+        );
+    }
+    if args.sims.is_some() || args.algo.is_some() || args.name.is_some() {
+        bail!(
+            "--sims, --algo and --name describe an agent file; an ONNX model holds only the network"
+        );
+    }
+    let is_agent = args.source.extension().and_then(|e| e.to_str()) == Some("agent");
+    let (folded, from) = if is_agent {
+        let agent = brandubh_agent::Agent::load(&args.source)?;
+        let folded = checkpoint::folded_from_bytes(&agent.meta().model, agent.weights().to_vec())
+            .map_err(|reason| anyhow::anyhow!("{}: {reason}", args.source.display()))?;
+        (folded, args.source.clone())
+    } else {
+        let (stem, _) = resolve(&args.source)?;
+        (checkpoint::load_folded(&stem, None)?.0, stem)
+    };
+    let bytes = brandubh_net::onnx::to_onnx(&folded);
+    brandubh_fs::write_atomic(&args.out, &bytes)?;
+    let c = &folded.config;
+    let mut w = out::stdout();
+    writeln!(w, "wrote {} ({} bytes)", args.out.display(), bytes.len())?;
+    writeln!(
+        w,
+        "  network C{}xN{} from {}, ONNX opset {}: input \"{}\" [batch, 9, 7, 7], outputs \"{}\" [batch, 1176] and \"{}\" [batch, 1]",
+        c.channels,
+        c.blocks,
+        from.display(),
+        onnx::OPSET,
+        onnx::INPUT_NAME,
+        onnx::POLICY_OUTPUT,
+        onnx::VALUE_OUTPUT
     )?;
     out::flush(&mut w)?;
     Ok(ExitCode::SUCCESS)
