@@ -158,7 +158,7 @@ impl Agent {
         let net = FastNet::from_safetensors(&meta.model, weights.clone()).map_err(|reason| {
             AgentError::Weights {
                 path: path.to_path_buf(),
-                reason: one_line(&reason),
+                reason: brandubh_fs::one_line(&reason),
             }
         })?;
         Ok(Agent {

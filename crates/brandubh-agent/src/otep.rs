@@ -235,7 +235,7 @@ pub struct Step {
 
 impl Step {
     fn send(&mut self, line: impl Into<String>) {
-        self.send.push(one_line(&line.into()));
+        self.send.push(ascii_line(&line.into()));
     }
 
     fn log(&mut self, line: impl Into<String>) {
@@ -243,8 +243,9 @@ impl Step {
     }
 }
 
-/// `text` on one printable ASCII line.
-fn one_line(text: &str) -> String {
+/// `text` as one protocol line: printable ASCII only (anything else becomes `?`).
+#[must_use]
+pub fn ascii_line(text: &str) -> String {
     text.chars()
         .map(|c| {
             if c.is_ascii() && !c.is_ascii_control() {

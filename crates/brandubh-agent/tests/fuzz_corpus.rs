@@ -23,14 +23,5 @@ mod otep;
 
 #[test]
 fn otep_corpus() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/otep");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("a corpus entry").path())
-        .collect();
-    files.sort();
-    assert!(!files.is_empty(), "{}: empty corpus", dir.display());
-    for file in files {
-        otep::parse(&std::fs::read(&file).expect("read a corpus file"));
-    }
+    corpus::replay("otep", otep::parse);
 }

@@ -135,7 +135,7 @@ fn serve(dir: &Path) -> anyhow::Result<()> {
         };
         let (threads, batch, seconds): (usize, usize, f64) =
             (threads.parse()?, batch.parse()?, seconds.parse()?);
-        if !(1..=POSITIONS).contains(&batch) || threads == 0 || !(seconds > 0.0) {
+        if !(1..=POSITIONS).contains(&batch) || threads == 0 || seconds.is_nan() || seconds <= 0.0 {
             bail!("out of range: {line:?}");
         }
         let pool = rayon::ThreadPoolBuilder::new()

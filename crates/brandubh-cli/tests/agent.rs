@@ -492,7 +492,8 @@ fn export_onnx_from_an_agent_file_a_run_and_a_checkpoint_writes_the_same_model()
     let agent = tiny_agent();
     let shared = agent.parent().unwrap().parent().unwrap();
     let run = shared.join("run");
-    let dir = temp_dir("onnx");
+    let tmp = temp_dir();
+    let dir = tmp.path();
     let mut models = Vec::new();
     for (i, source) in [
         agent.to_path_buf(),
@@ -532,7 +533,8 @@ fn export_onnx_from_an_agent_file_a_run_and_a_checkpoint_writes_the_same_model()
 #[test]
 fn export_onnx_refuses_bad_arguments_with_one_line() {
     let agent = tiny_agent();
-    let dir = temp_dir("onnx-bad");
+    let tmp = temp_dir();
+    let dir = tmp.path();
     for (args, want) in [
         (vec!["--out", "x.agent"], "must end in .onnx"),
         (
@@ -542,7 +544,7 @@ fn export_onnx_refuses_bad_arguments_with_one_line() {
     ] {
         let mut all = vec!["export", s(agent), "--format", "onnx"];
         all.extend(args.iter().copied());
-        let o = bin().current_dir(&dir).args(&all).output().unwrap();
+        let o = bin().current_dir(dir).args(&all).output().unwrap();
         assert!(!o.status.success(), "{all:?}");
         let err = stderr(&o);
         assert!(err.contains(want), "{all:?}: {err}");

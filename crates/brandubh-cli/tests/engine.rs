@@ -7,6 +7,12 @@
 //! and prints the per-move figures; by default it uses 6 seconds. `BRANDUBH_ENGINE_AGENT=
 //! models/brandubh-v1.agent` plays it with that agent instead of the tiny one.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests may unwrap: a panic is a failed test"
+)]
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
@@ -247,10 +253,12 @@ fn play_game(host: &mut Host, engine_side: Side, seed: u64, script: Script) -> (
             let mv = *moves.as_slice().choose(&mut rng).unwrap();
             game.play(mv).unwrap();
             last_host_move = Some(mv);
-            if script.edit_positions && !game.is_over() && rng.random_bool(0.15) {
-                if let Some(edited) = remove_a_piece(game.position(), &mut rng) {
-                    game = Game::new(edited);
-                }
+            if script.edit_positions
+                && !game.is_over()
+                && rng.random_bool(0.15)
+                && let Some(edited) = remove_a_piece(game.position(), &mut rng)
+            {
+                game = Game::new(edited);
             }
         }
     }

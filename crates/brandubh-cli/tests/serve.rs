@@ -1,14 +1,20 @@
 //! `brandubh serve` through the binary: it prints the URL, says it is bound to loopback,
 //! answers on it; a bad agent file stops it with a one-line error.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests may unwrap: a panic is a failed test"
+)]
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use brandubh_agent::{Agent, AgentMeta, SourceInfo, TrainingInfo};
-use brandubh_search::SearchSettings;
 use brandubh_net::{Device, NetConfig};
+use brandubh_search::SearchSettings;
 
 fn temp_dir(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))

@@ -408,6 +408,79 @@ pub fn play_match_game(
     })
 }
 
+/// Plays both games of every match of `series` on `threads` batched workers
+/// ([`table::work`]), calling `progress` as matches finish; returns the games in order
+/// (match 0 game 1, match 0 game 2, match 1 game 1, …).
+fn play_series(
+    series: &Series<'_>,
+    threads: usize,
+    progress: &(dyn Fn(&Progress) + Sync),
+) -> Result<Vec<(usize, MatchGame)>, EvalError> {
+    let matches = series.openings.len();
+    // Both games of a match go to the same worker in turn, so that a match finishes early.
+    let tasks: Vec<GameTask> = (0..matches)
+        .flat_map(|m| [GameTask { m, game: 0 }, GameTask { m, game: 1 }])
+        .collect();
+    // Each match's first finished game waits here for its second one.
+    let halves: Vec<Mutex<[Option<MatchGame>; 2]>> =
+        (0..matches).map(|_| Mutex::new([None, None])).collect();
+    let done = AtomicU32::new(0);
+    let tally = Mutex::new(Record::default());
+    let finished = |task: GameTask, record: MatchGame| -> Result<(), EvalError> {
+        let pair = {
+            let mut half = halves[task.m].lock().unwrap_or_else(|e| e.into_inner());
+            half[task.game as usize] = Some(record);
+            match *half {
+                [Some(g1), Some(g2)] => Some((g1, g2)),
+                _ => None,
+            }
+        };
+        if let Some((g1, g2)) = pair {
+            let record_now = {
+                let mut t = tally.lock().unwrap_or_else(|e| e.into_inner());
+                t.add(score_match(&g1, &g2), Contestant::A);
+                *t
+            };
+            let done = done.fetch_add(1, Ordering::SeqCst) + 1;
+            progress(&Progress {
+                done,
+                total: matches as u32,
+                record: record_now,
+            });
+        }
+        Ok(())
+    };
+    let next = AtomicUsize::new(0);
+    let worker_failed = |cause: &str| EvalError::Threads {
+        threads,
+        cause: cause.to_owned(),
+    };
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.min(tasks.len()).max(1))
+            .map(|_| scope.spawn(|| table::work(series, &tasks, &next, &finished)))
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|_| Err(worker_failed("a match worker panicked")))
+            })
+            .collect::<Result<Vec<()>, EvalError>>()
+    })?;
+    halves
+        .into_iter()
+        .enumerate()
+        .flat_map(|(m, half)| {
+            let [g1, g2] = half.into_inner().unwrap_or_else(|e| e.into_inner());
+            [(2 * m, g1), (2 * m + 1, g2)]
+        })
+        .map(|(task, g)| {
+            g.map(|g| (task, g))
+                .ok_or_else(|| worker_failed("a game was not played"))
+        })
+        .collect()
+}
+
 /// Plays `config.matches` matches between `a` and `b` on `config.threads` threads and sums
 /// them up. `progress` is called (from worker threads) after each finished match.
 pub fn run_matches(
@@ -434,10 +507,6 @@ pub fn run_matches(
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
     };
-    // Both games of a match go to the same worker in turn, so that a match finishes early.
-    let tasks: Vec<GameTask> = (0..openings.len())
-        .flat_map(|m| [GameTask { m, game: 0 }, GameTask { m, game: 1 }])
-        .collect();
     let series = Series {
         a,
         b,
@@ -446,67 +515,7 @@ pub fn run_matches(
         seed: config.seed,
         ply_cap: config.ply_cap,
     };
-    // Each match's first finished game waits here for its second one.
-    let halves: Vec<Mutex<[Option<MatchGame>; 2]>> = (0..config.matches)
-        .map(|_| Mutex::new([None, None]))
-        .collect();
-    let done = AtomicU32::new(0);
-    let tally = Mutex::new(Record::default());
-    let finished = |task: GameTask, record: MatchGame| -> Result<(), EvalError> {
-        let pair = {
-            let mut half = halves[task.m].lock().unwrap_or_else(|e| e.into_inner());
-            half[task.game as usize] = Some(record);
-            match *half {
-                [Some(g1), Some(g2)] => Some((g1, g2)),
-                _ => None,
-            }
-        };
-        if let Some((g1, g2)) = pair {
-            let record_now = {
-                let mut t = tally.lock().unwrap_or_else(|e| e.into_inner());
-                t.add(score_match(&g1, &g2), Contestant::A);
-                *t
-            };
-            let done = done.fetch_add(1, Ordering::SeqCst) + 1;
-            progress(&Progress {
-                done,
-                total: config.matches,
-                record: record_now,
-            });
-        }
-        Ok(())
-    };
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads.min(tasks.len()).max(1))
-            .map(|_| scope.spawn(|| table::work(&series, &tasks, &next, &finished)))
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| {
-                w.join().unwrap_or_else(|_| {
-                    Err(EvalError::Threads {
-                        threads,
-                        cause: "a match worker panicked".into(),
-                    })
-                })
-            })
-            .collect::<Result<Vec<()>, EvalError>>()
-    })?;
-    let games: Vec<(usize, MatchGame)> = halves
-        .into_iter()
-        .enumerate()
-        .flat_map(|(m, half)| {
-            let [g1, g2] = half.into_inner().unwrap_or_else(|e| e.into_inner());
-            [(2 * m, g1), (2 * m + 1, g2)]
-        })
-        .map(|(task, g)| {
-            g.map(|g| (task, g)).ok_or(EvalError::Threads {
-                threads,
-                cause: "a game was not played".into(),
-            })
-        })
-        .collect::<Result<_, _>>()?;
+    let games = play_series(&series, threads, progress)?;
     let records = games
         .chunks_exact(2)
         .enumerate()

@@ -509,9 +509,9 @@ impl fmt::Display for AgentSpec {
 /// `1s`, `500ms` or `2.5s`: a time as the specs write it.
 fn time_text(t: Duration) -> String {
     let us = t.as_micros();
-    if us % 1_000_000 == 0 {
+    if us.is_multiple_of(1_000_000) {
         format!("{}s", us / 1_000_000)
-    } else if us % 1000 == 0 {
+    } else if us.is_multiple_of(1000) {
         format!("{}ms", us / 1000)
     } else {
         format!("{}s", t.as_secs_f64())

@@ -277,7 +277,7 @@ fn save_impl(
         step: options.step,
         weights_file,
         weights_bytes: bytes.len() as u64,
-        weights_fnv1a64: format!("{:016x}", fnv1a64(&bytes)),
+        weights_fnv1a64: format!("{:016x}", brandubh_fs::fnv1a64(&bytes)),
         burn_version: BURN_VERSION.to_string(),
         created_unix_s: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -286,7 +286,7 @@ fn save_impl(
         optimizer: optimizer.as_ref().map(|(p, b, config)| OptimizerMeta {
             file: file_name(p),
             bytes: b.len() as u64,
-            fnv1a64: format!("{:016x}", fnv1a64(b)),
+            fnv1a64: format!("{:016x}", brandubh_fs::fnv1a64(b)),
             train_config: *config,
         }),
         param_ids: if trainer.is_some() {
@@ -555,7 +555,7 @@ fn check_file(path: &Path, bytes: &[u8], size: u64, hash: &str) -> Result<(), Ch
             bytes.len()
         )));
     }
-    let actual = format!("{:016x}", fnv1a64(bytes));
+    let actual = format!("{:016x}", brandubh_fs::fnv1a64(bytes));
     if actual != hash {
         return Err(corrupt(format!(
             "FNV-1a 64 hash {actual}, metadata says {hash}"
@@ -621,7 +621,7 @@ pub fn weights_from_bytes(
         .allow_partial(true);
     let result = model
         .load_from(&mut store)
-        .map_err(|e| one_line(&e.to_string()))?;
+        .map_err(|e| brandubh_fs::one_line(&e.to_string()))?;
     let mut problems: Vec<String> = result.errors.iter().map(ToString::to_string).collect();
     if !result.missing.is_empty() {
         let names = result.missing.iter().map(|(path, _)| path.as_str());
@@ -632,7 +632,7 @@ pub fn weights_from_bytes(
         problems.push(format!("unexpected tensors {}", list(names)));
     }
     if !problems.is_empty() {
-        return Err(one_line(&problems.join("; ")));
+        return Err(brandubh_fs::one_line(&problems.join("; ")));
     }
     Ok(model)
 }
@@ -653,31 +653,6 @@ fn list<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> String {
     } else {
         shown.join(", ")
     }
-}
-
-/// `text` on one line (line breaks and box drawing gone), at most 300 characters.
-fn one_line(text: &str) -> String {
-    let box_drawing = |c: char| c.is_whitespace() || ('\u{2500}'..='\u{257f}').contains(&c);
-    let line = text
-        .lines()
-        .map(|l| l.trim_matches(box_drawing))
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join("; ");
-    match line.char_indices().nth(300) {
-        Some((at, _)) => format!("{}…", &line[..at]),
-        None => line,
-    }
-}
-
-/// 64-bit FNV-1a.
-fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
 }
 
 /// Writes `bytes` to `path` with [`brandubh_fs::write_atomic`] (temporary sibling, `fsync`,
@@ -742,12 +717,5 @@ mod tests {
         assert_eq!(paths("d/ckpt-1.5"), want);
         assert_eq!(paths("d/ckpt-1.5.json"), want);
         assert_eq!(paths("d/ckpt-1.5.safetensors"), want);
-    }
-
-    #[test]
-    fn fnv1a64_matches_reference_values() {
-        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
-        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
-        assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
     }
 }

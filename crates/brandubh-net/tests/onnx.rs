@@ -4,6 +4,12 @@
 //! interpreter gives burn's outputs (to 1e-4). `scripts/bench-onnxruntime.sh` checks the
 //! same bytes in onnxruntime.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests may unwrap: a panic is a failed test"
+)]
+
 mod common;
 
 use std::collections::HashMap;

@@ -9,6 +9,12 @@
 //! The agent searches a fixed number of simulations per move (SIMS, default 32), so that the
 //! work per reply is the same whatever the machine's load.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a load-test tool: a panic stops the run with its message"
+)]
+
 #[path = "../tests/common/http.rs"]
 mod http;
 

@@ -112,7 +112,7 @@ fn load_checkpoint(run: &RunSource, name: &str) -> Result<Agent, ApiError> {
         ApiError::not_found(format!(
             "run {} has no checkpoint {:?}",
             run.name,
-            crate::error::one_line(name)
+            brandubh_fs::one_line(name)
         ))
     })?;
     let settings = run.search_settings().map_err(ApiError::internal)?;

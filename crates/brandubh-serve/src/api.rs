@@ -173,7 +173,7 @@ async fn create_game(
         Some(other) => {
             return Err(ApiError::bad_request(format!(
                 "side must be \"white\" or \"black\", not {:?}",
-                crate::error::one_line(other)
+                brandubh_fs::one_line(other)
             )));
         }
     };
@@ -403,7 +403,7 @@ async fn run_snapshot(State(state): State<Shared>, Path(run): Path<String>) -> A
         .ok_or_else(|| {
             ApiError::not_found(format!(
                 "unknown run {:?}: the server has {} run(s), numbered from 0",
-                crate::error::one_line(&run.chars().take(40).collect::<String>()),
+                brandubh_fs::one_line(&run.chars().take(40).collect::<String>()),
                 state.runs.len()
             ))
         })?;

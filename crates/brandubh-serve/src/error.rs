@@ -20,7 +20,7 @@ impl ApiError {
     pub fn new(status: StatusCode, message: impl AsRef<str>) -> ApiError {
         ApiError {
             status,
-            message: one_line(message.as_ref()),
+            message: brandubh_fs::one_line(message.as_ref()),
         }
     }
 
@@ -55,14 +55,4 @@ impl IntoResponse for ApiError {
         let body = serde_json::json!({ "error": self.message });
         (self.status, axum::Json(body)).into_response()
     }
-}
-
-/// `text` on one line (control characters become spaces), at most 300 characters.
-pub(crate) fn one_line(text: &str) -> String {
-    let s: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .take(300)
-        .collect();
-    s.trim().to_owned()
 }

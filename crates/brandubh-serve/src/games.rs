@@ -474,7 +474,7 @@ impl Store {
         self.map().get(id).cloned().ok_or_else(|| {
             ApiError::not_found(format!(
                 "unknown game id {:?}: it was never created, was closed, or was dropped after {} s idle",
-                crate::error::one_line(&id.chars().take(64).collect::<String>()),
+                brandubh_fs::one_line(&id.chars().take(64).collect::<String>()),
                 self.idle.as_secs()
             ))
         })

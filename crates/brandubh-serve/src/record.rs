@@ -28,7 +28,7 @@ pub fn write_record(game: &Game, header: &[String]) -> String {
     let mut out = String::from("# Brandubh game record (RULES.md notation)\n");
     for line in header {
         out.push_str("# ");
-        out.push_str(&crate::error::one_line(line));
+        out.push_str(&brandubh_fs::one_line(line));
         out.push('\n');
     }
     out.push_str(&format!("start {}\n", game.start()));

@@ -1,6 +1,12 @@
 //! The JSON API over real HTTP: a server on an ephemeral port of 127.0.0.1, whole games
 //! against a tiny seeded agent, a run's data, and bad requests of every kind.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests may unwrap: a panic is a failed test"
+)]
+
 mod common;
 
 use std::net::SocketAddr;

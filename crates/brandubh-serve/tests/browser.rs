@@ -6,6 +6,12 @@
 //! and passes, unless the environment variable `CI` is set: then it fails. `CHROMIUM`
 //! names another Chromium binary.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests may unwrap: a panic is a failed test"
+)]
+
 mod common;
 
 use std::path::{Path, PathBuf};

@@ -98,7 +98,9 @@ impl SelfPlaySettings {
     fn start_game(&self, seed: u64) -> Result<Slot, SearchError> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut game = Game::new(Position::start());
-        game.random_playout(self.opening_random_plies as usize, |n| rng.random_range(0..n));
+        game.random_playout(self.opening_random_plies as usize, |n| {
+            rng.random_range(0..n)
+        });
         if game.is_over() {
             // Random openings this short never end the game, but stay safe.
             game = Game::new(Position::start());

@@ -93,7 +93,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(a) => a,
         Err(e) => {
             // Tell the host too; the error is printed on stderr by main.
-            writeln!(w, "error -1 {}", one_line(&format!("{e:#}")))?;
+            writeln!(
+                w,
+                "error -1 {}",
+                brandubh_agent::otep::ascii_line(&format!("{e:#}"))
+            )?;
             out::flush(&mut w)?;
             return Err(e);
         }
@@ -217,19 +221,6 @@ fn read_line_bounded(input: &mut impl BufRead, max: usize) -> std::io::Result<Op
             return Ok(Some(line));
         }
     }
-}
-
-/// `text` on one printable ASCII line.
-fn one_line(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_ascii() && !c.is_ascii_control() {
-                c
-            } else {
-                ' '
-            }
-        })
-        .collect()
 }
 
 #[cfg(test)]
