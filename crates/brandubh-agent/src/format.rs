@@ -156,7 +156,7 @@ pub(crate) fn decode<'a>(bytes: &'a [u8], path: &Path) -> Result<Blocks<'a>, Age
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AgentError> {
     brandubh_fs::write_atomic(path, bytes).map_err(|e| AgentError::Io {
         path: e.path,
-        cause: e.source,
+        cause: e.cause,
     })
 }
 

@@ -61,26 +61,15 @@ fn main() -> ExitCode {
     }
 }
 
-/// The whole context chain on one line, outermost first. A cause whose text ends its
-/// parent's message (after `: `) is left out: library errors that show their source and
-/// also return it from `source()` would otherwise print it twice. Line breaks inside a
-/// message (e.g. burn's reports) become `; `.
+/// The whole context chain on one line, outermost first: the contexts the binary adds, then
+/// the library error, which shows its own causes in its message and returns none from
+/// `source()`, so nothing prints twice. Line breaks inside a message (e.g. burn's reports)
+/// become `; `.
 fn one_line(err: &anyhow::Error) -> String {
-    let mut line = String::new();
-    let mut parent = String::new();
-    for cause in err.chain() {
-        let text = cause.to_string();
-        if parent == text || parent.ends_with(&format!(": {text}")) {
-            parent = text;
-            continue;
-        }
-        if !line.is_empty() {
-            line.push_str(": ");
-        }
-        line.push_str(&text);
-        parent = text;
-    }
-    line.lines()
+    let chain: Vec<String> = err.chain().map(ToString::to_string).collect();
+    chain
+        .join(": ")
+        .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()

@@ -237,7 +237,7 @@ pub fn read_games(path: &Path) -> Result<(String, Vec<StoredMatch>), EvalError> 
 fn write_file(path: &Path, bytes: &[u8]) -> Result<(), EvalError> {
     brandubh_fs::write_atomic(path, bytes).map_err(|e| EvalError::Io {
         path: e.path.clone(),
-        cause: format!("cannot {}: {}", e.action, e.source),
+        cause: format!("cannot {}: {}", e.action, e.cause),
     })
 }
 

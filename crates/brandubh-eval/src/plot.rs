@@ -60,7 +60,7 @@ pub fn write_plot(
         })?;
     brandubh_fs::write_atomic(path, &bytes).map_err(|e| EvalError::Io {
         path: e.path.clone(),
-        cause: format!("cannot {}: {}", e.action, e.source),
+        cause: format!("cannot {}: {}", e.action, e.cause),
     })
 }
 

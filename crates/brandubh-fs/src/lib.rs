@@ -28,23 +28,22 @@ pub const TEMP_SUFFIX: &str = ".tmp";
 
 /// A file-system operation that failed, naming the file.
 #[derive(Debug, thiserror::Error)]
-#[error("{path}: cannot {action}: {source}")]
+#[error("{path}: cannot {action}: {cause}")]
 pub struct FsError {
     /// The file or directory concerned.
     pub path: PathBuf,
     /// What was being done, e.g. `"rename temporary file"`.
     pub action: &'static str,
-    /// The underlying error.
-    #[source]
-    pub source: io::Error,
+    /// The underlying error (shown in the message, so not also returned by `source()`).
+    pub cause: io::Error,
 }
 
 impl FsError {
-    fn new(path: &Path, action: &'static str, source: io::Error) -> FsError {
+    fn new(path: &Path, action: &'static str, cause: io::Error) -> FsError {
         FsError {
             path: path.to_path_buf(),
             action,
-            source,
+            cause,
         }
     }
 }

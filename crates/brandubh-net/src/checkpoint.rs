@@ -59,12 +59,12 @@ pub const META_EXTENSION: &str = "json";
 #[derive(Debug, Error)]
 pub enum CheckpointError {
     /// Reading or writing a file failed.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {cause}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
         /// The cause.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// No metadata file: the checkpoint does not exist or was never completed.
     #[error("{}: no such checkpoint (its metadata file is missing or the save never completed)", path.display())]
@@ -306,7 +306,7 @@ fn save_impl(
         Err(source) => {
             return Err(CheckpointError::Io {
                 path: meta_path,
-                source,
+                cause: source,
             });
         }
     }
@@ -329,7 +329,7 @@ pub fn read_meta(path: impl AsRef<Path>) -> Result<CheckpointMeta, CheckpointErr
         Err(source) => {
             return Err(CheckpointError::Io {
                 path: meta_path,
-                source,
+                cause: source,
             });
         }
     };
@@ -442,7 +442,7 @@ fn read_checked_weights(
         .join(&meta.weights_file);
     let bytes = fs::read(&weights_path).map_err(|source| CheckpointError::Io {
         path: weights_path.clone(),
-        source,
+        cause: source,
     })?;
     check_file(
         &weights_path,
@@ -488,7 +488,7 @@ pub fn load_training(
         let opt_path = meta_path.parent().unwrap_or(Path::new("")).join(&opt.file);
         let bytes = fs::read(&opt_path).map_err(|source| CheckpointError::Io {
             path: opt_path.clone(),
-            source,
+            cause: source,
         })?;
         check_file(&opt_path, &bytes, opt.bytes, &opt.fnv1a64)?;
         optimizer = optimizer
@@ -660,7 +660,7 @@ fn list<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> String {
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
     brandubh_fs::write_atomic(path, bytes).map_err(|e| CheckpointError::Io {
         path: e.path,
-        source: e.source,
+        cause: e.cause,
     })
 }
 

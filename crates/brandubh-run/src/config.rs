@@ -441,15 +441,8 @@ impl fmt::Display for ConfigError {
     }
 }
 
-impl std::error::Error for ConfigError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ConfigError::Io { source, .. } => Some(source),
-            ConfigError::Invalid { error, .. } => Some(error),
-            _ => None,
-        }
-    }
-}
+/// The message shows every cause, so `source()` returns none (they would print twice).
+impl std::error::Error for ConfigError {}
 
 impl RunConfig {
     /// Reads, parses and validates a TOML file; errors name the file as given.

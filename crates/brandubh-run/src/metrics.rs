@@ -118,12 +118,12 @@ pub struct IterationMetrics {
 #[derive(Debug, thiserror::Error)]
 pub enum MetricsError {
     /// Reading failed.
-    #[error("{}: cannot read: {source}", file.display())]
+    #[error("{}: cannot read: {cause}", file.display())]
     Io {
         /// The file.
         file: PathBuf,
         /// The underlying error.
-        source: io::Error,
+        cause: io::Error,
     },
     /// A complete line that is not a metrics record.
     #[error("{}: line {line}: {message}", file.display())]
@@ -188,7 +188,7 @@ pub fn read_metrics(path: &Path) -> Result<Vec<IterationMetrics>, MetricsError> 
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
         Err(source) => Err(MetricsError::Io {
             file: path.to_path_buf(),
-            source,
+            cause: source,
         }),
     }
 }

@@ -42,12 +42,12 @@ pub struct RenderError(pub String);
 #[derive(Debug, thiserror::Error)]
 pub enum PlotError {
     /// Drawing failed.
-    #[error("{}: {source}", file.display())]
+    #[error("{}: {cause}", file.display())]
     Draw {
         /// The file being drawn.
         file: std::path::PathBuf,
         /// Why.
-        source: RenderError,
+        cause: RenderError,
     },
     /// Writing failed.
     #[error(transparent)]
@@ -340,7 +340,7 @@ pub fn render_png_with(
 pub fn write_plot(path: &Path, records: &[IterationMetrics], title: &str) -> Result<(), PlotError> {
     let bytes = render_png(records, title, PLOT_SIZE).map_err(|source| PlotError::Draw {
         file: path.to_path_buf(),
-        source,
+        cause: source,
     })?;
     brandubh_fs::write_atomic(path, &bytes)?;
     Ok(())

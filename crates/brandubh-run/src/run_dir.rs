@@ -60,12 +60,12 @@ pub struct RunState {
 #[derive(Debug, thiserror::Error)]
 pub enum RunDirError {
     /// A file or directory could not be read.
-    #[error("{path}: {source}", path = path.display())]
+    #[error("{path}: {cause}", path = path.display())]
     Io {
         /// The file.
         path: PathBuf,
         /// The error.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// The state file is damaged.
     #[error("{path}: damaged state file: {reason}", path = path.display())]
@@ -187,7 +187,7 @@ impl RunDir {
         for d in [self.root.clone(), self.chunks(), self.checkpoints()] {
             std::fs::create_dir_all(&d).map_err(|source| RunDirError::Io {
                 path: d.clone(),
-                source,
+                cause: source,
             })?;
             brandubh_fs::remove_temp_files(&d)?;
         }
@@ -200,7 +200,12 @@ impl RunDir {
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => return Err(RunDirError::Io { path, source }),
+            Err(source) => {
+                return Err(RunDirError::Io {
+                    path,
+                    cause: source,
+                });
+            }
         };
         serde_json::from_str(&text)
             .map(Some)
@@ -245,14 +250,19 @@ impl RunDir {
         let entries = match std::fs::read_dir(&dir) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(source) => return Err(RunDirError::Io { path: dir, source }),
+            Err(source) => {
+                return Err(RunDirError::Io {
+                    path: dir,
+                    cause: source,
+                });
+            }
         };
         let mut stems = Vec::new();
         for entry in entries {
             let path = entry
                 .map_err(|source| RunDirError::Io {
                     path: dir.clone(),
-                    source,
+                    cause: source,
                 })?
                 .path();
             let visible = path

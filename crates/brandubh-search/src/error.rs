@@ -78,15 +78,8 @@ impl fmt::Display for SearchError {
     }
 }
 
-impl std::error::Error for SearchError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            SearchError::Config(e) => Some(e),
-            SearchError::IllegalMove(e) => Some(e),
-            _ => None,
-        }
-    }
-}
+/// The message shows every cause, so `source()` returns none (they would print twice).
+impl std::error::Error for SearchError {}
 
 impl From<SettingError> for SearchError {
     fn from(e: SettingError) -> Self {

@@ -76,13 +76,19 @@ pub enum RunError {
     Plot(#[from] PlotError),
     /// The search refused something (a bug, or a bad setting that validation missed).
     #[error("self-play search: {0}")]
-    Search(#[from] SearchError),
+    Search(SearchError),
     /// A training batch could not be built.
     #[error("training batch: {0}")]
     Batch(String),
     /// The evaluation hook failed.
     #[error(transparent)]
     Evaluation(#[from] EvaluationError),
+}
+
+impl From<SearchError> for RunError {
+    fn from(e: SearchError) -> Self {
+        RunError::Search(e)
+    }
 }
 
 /// Requests from the loop to whoever drives it (progress bars, logs, evaluation). Every
@@ -130,12 +136,12 @@ impl Evaluate for NoEvaluation {
 
 /// Why evaluation of an iteration failed.
 #[derive(Debug, thiserror::Error)]
-#[error("evaluating iteration {iteration}: {source}")]
+#[error("evaluating iteration {iteration}: {cause}")]
 pub struct EvaluationError {
     /// The iteration.
     pub iteration: u32,
-    /// The evaluator's error.
-    pub source: Box<dyn std::error::Error + Send + Sync>,
+    /// The evaluator's error (shown in the message, so not also returned by `source()`).
+    pub cause: Box<dyn std::error::Error + Send + Sync>,
 }
 
 /// What the evaluation hook is asked to do.

@@ -44,7 +44,7 @@ impl Evaluate for MatchEvaluation {
         )
         .map_err(|e| EvaluationError {
             iteration: request.iteration,
-            source: Box::new(e),
+            cause: Box::new(e),
         })?;
         Ok(Some(EvaluationReport {
             vs_previous: Some(eval.vs_previous.summary("previous")),

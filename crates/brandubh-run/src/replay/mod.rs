@@ -327,14 +327,14 @@ pub enum EncodeError {
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
     /// Reading or listing failed.
-    #[error("{}: cannot {action}: {source}", file.display())]
+    #[error("{}: cannot {action}: {cause}", file.display())]
     Io {
         /// The file or directory.
         file: PathBuf,
         /// What was being done.
         action: &'static str,
         /// The underlying error.
-        source: io::Error,
+        cause: io::Error,
     },
     /// Writing failed.
     #[error(transparent)]
@@ -900,7 +900,7 @@ pub fn read_chunk(path: &Path) -> Result<Chunk, ReplayError> {
     let bytes = fs::read(path).map_err(|source| ReplayError::Io {
         file: path.to_path_buf(),
         action: "read",
-        source,
+        cause: source,
     })?;
     decode_chunk(&bytes, path)
 }
@@ -944,7 +944,7 @@ pub fn list_chunks(dir: &Path) -> Result<Vec<ChunkEntry>, ReplayError> {
     let io_err = |source| ReplayError::Io {
         file: dir.to_path_buf(),
         action: "list directory",
-        source,
+        cause: source,
     };
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,

@@ -93,7 +93,7 @@ impl brandubh_train::run::Evaluate for Matches {
         )
         .map_err(|e| brandubh_train::run::EvaluationError {
             iteration: r.iteration,
-            source: Box::new(e),
+            cause: Box::new(e),
         })?;
         Ok(Some(brandubh_train::run::EvaluationReport {
             vs_previous: Some(eval.vs_previous.summary("previous")),
