@@ -202,17 +202,7 @@ impl Thinker {
 
     /// The kept search moved on to `game` with a fresh budget, or a new one.
     fn take_search(&mut self, game: &Game, simulations: u32) -> Result<Search, SearchError> {
-        let kept = self.search.take().and_then(|mut s| {
-            let known = s.game().moves().len();
-            let continues = s.game().start() == game.start()
-                && game.moves().len() >= known
-                && game.moves()[..known] == *s.game().moves();
-            (continues
-                && game.moves()[known..]
-                    .iter()
-                    .all(|&mv| s.advance(mv).is_ok()))
-            .then_some(s)
-        });
+        let kept = self.search.take().and_then(|s| s.follow(game));
         let mut search = match kept {
             Some(s) => s,
             None => {

@@ -191,17 +191,7 @@ impl<E: Evaluator> MctsPlayer<E> {
     /// The last search moved on to `game` when `game` continues the game searched last,
     /// else a new one.
     fn take_search(&mut self, game: &Game) -> Result<Search, SearchError> {
-        let reused = self.search.take().and_then(|mut s| {
-            let known = s.game().moves().len();
-            let continues = s.game().start() == game.start()
-                && game.moves().len() >= known
-                && game.moves()[..known] == *s.game().moves();
-            (continues
-                && game.moves()[known..]
-                    .iter()
-                    .all(|&mv| s.advance(mv).is_ok()))
-            .then_some(s)
-        });
+        let reused = self.search.take().and_then(|s| s.follow(game));
         match reused {
             Some(s) => Ok(s),
             None => {

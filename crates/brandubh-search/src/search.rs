@@ -220,31 +220,29 @@ impl Search {
     }
 
     /// Runs the search to the end with `evaluator`, handing it up to `max_batch` leaves of
+    /// This search moved on to `game` when `game` continues the game searched here (same
+    /// start, this game's moves first), keeping the subtree of the moves played since;
+    /// `None` when it does not continue it.
+    #[must_use]
+    pub fn follow(mut self, game: &Game) -> Option<Search> {
+        let known = self.game.moves().len();
+        let continues = self.game.start() == game.start()
+            && game.moves().len() >= known
+            && game.moves()[..known] == *self.game.moves();
+        (continues
+            && game.moves()[known..]
+                .iter()
+                .all(|&mv| self.advance(mv).is_ok()))
+        .then_some(self)
+    }
+
     /// this tree at a time (1 is plain sequential MCTS), and returns the result.
     pub fn run<E: Evaluator + ?Sized>(
         &mut self,
         evaluator: &mut E,
         max_batch: usize,
     ) -> Result<SearchResult, SearchError> {
-        if !self.pending.is_empty() {
-            return Err(SearchError::LeavesInFlight {
-                count: self.pending.len(),
-            });
-        }
-        let mut leaves = Vec::with_capacity(max_batch.max(1));
-        while !self.is_done() {
-            leaves.clear();
-            let before = self.spent;
-            if self.gather(max_batch.max(1), &mut leaves) == 0 {
-                if self.spent == before {
-                    break;
-                }
-                continue;
-            }
-            let evaluations = evaluator.evaluate(&leaves);
-            self.apply(&evaluations)?;
-        }
-        self.result()
+        self.run_loop(evaluator, max_batch, None)
     }
 
     /// Runs the search until it is done or `deadline` has passed, whichever comes first,
@@ -262,6 +260,17 @@ impl Search {
         max_batch: usize,
         deadline: Instant,
     ) -> Result<SearchResult, SearchError> {
+        self.run_loop(evaluator, max_batch, Some(deadline))
+    }
+
+    /// The loop of [`Search::run`] and [`Search::run_until`]: gather, evaluate, apply until
+    /// the search is done or, once the root is evaluated, `deadline` has passed.
+    fn run_loop<E: Evaluator + ?Sized>(
+        &mut self,
+        evaluator: &mut E,
+        max_batch: usize,
+        deadline: Option<Instant>,
+    ) -> Result<SearchResult, SearchError> {
         if !self.pending.is_empty() {
             return Err(SearchError::LeavesInFlight {
                 count: self.pending.len(),
@@ -270,7 +279,7 @@ impl Search {
         let mut leaves = Vec::with_capacity(max_batch.max(1));
         while !self.is_done() {
             let root_ready = self.tree.get(ROOT).is_expanded();
-            if root_ready && Instant::now() >= deadline {
+            if root_ready && deadline.is_some_and(|d| Instant::now() >= d) {
                 break;
             }
             leaves.clear();
