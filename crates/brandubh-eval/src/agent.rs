@@ -346,7 +346,7 @@ pub fn list_checkpoints(run_dir: &Path) -> Result<Vec<Checkpoint>, EvalError> {
 /// error naming it.
 pub fn run_search_settings(run: Option<&RunDir>) -> Result<SearchSettings, EvalError> {
     match run.map(RunDir::config).filter(|c| c.is_file()) {
-        Some(file) => RunConfig::from_file(&file)
+        Some(file) => RunConfig::from_run_copy(&file)
             .map(|c| c.search)
             .map_err(|e| EvalError::Checkpoint(e.to_string())),
         None => Ok(SearchSettings::default()),

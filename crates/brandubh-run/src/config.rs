@@ -400,6 +400,14 @@ pub enum ConfigError {
         /// The key and what is wrong.
         error: ValueError,
     },
+    /// A run's copy of its configuration fails its checksum (see
+    /// [`RunConfig::to_run_copy`]).
+    Damaged {
+        /// The file.
+        file: String,
+        /// What is wrong (on one line).
+        message: String,
+    },
 }
 
 impl fmt::Display for ConfigError {
@@ -437,12 +445,50 @@ impl fmt::Display for ConfigError {
                 None => write!(f, "{file}: {message}{}", at(location)),
             },
             ConfigError::Invalid { file, error } => write!(f, "{file}: {error}"),
+            ConfigError::Damaged { file, message } => write!(f, "{file}: damaged: {message}"),
         }
     }
 }
 
 /// The message shows every cause, so `source()` returns none (they would print twice).
 impl std::error::Error for ConfigError {}
+
+/// How a run's copy of its configuration begins; the checksum follows.
+const RUN_COPY_LABEL: &str = "# brandubh run configuration, fnv1a64 ";
+
+/// The TOML of a run's copy of its configuration once its checksum line checks out; the
+/// whole text when it has none. The checksum line is a first line that starts with `#` and
+/// ends with 16 hex digits; they are the checksum of the rest of that line (so a damaged
+/// comment counts too) followed by everything after it.
+fn verify_run_copy(text: &str) -> Result<&str, String> {
+    let (line, toml) = text.split_once('\n').unwrap_or((text, ""));
+    let split = line
+        .len()
+        .checked_sub(16)
+        .filter(|&i| line.is_char_boundary(i));
+    let Some((label, stored)) = split.map(|i| line.split_at(i)) else {
+        return Ok(text);
+    };
+    if !line.starts_with('#') || !stored.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Ok(text);
+    }
+    let computed = format!("{:016x}", run_copy_checksum(label, toml));
+    if stored == computed {
+        Ok(toml)
+    } else {
+        Err(format!(
+            "checksum mismatch (stored {stored}, computed {computed}): the file is damaged or \
+             was edited by hand (to change a run's configuration, pass the new file with \
+             --config and --force-config)"
+        ))
+    }
+}
+
+/// The checksum of a run's copy of its configuration: of its first line up to the checksum
+/// and of the TOML after that line.
+fn run_copy_checksum(label: &str, toml: &str) -> u64 {
+    brandubh_fs::fnv1a64(format!("{label}\n{toml}").as_bytes())
+}
 
 impl RunConfig {
     /// Reads, parses and validates a TOML file; errors name the file as given.
@@ -464,6 +510,33 @@ impl RunConfig {
             error,
         })?;
         Ok(config)
+    }
+
+    /// The text of a run's own copy of its configuration (`config.toml` in the run): a first
+    /// line `# brandubh run configuration, fnv1a64 <16 hex digits>` with the checksum of
+    /// that line's text and the TOML that follows, so that [`RunConfig::from_run_copy`] tells a damaged copy
+    /// (truncated, flipped) from a valid one. The rest is [`RunConfig::to_toml_string`].
+    pub fn to_run_copy(&self) -> Result<String, ValueError> {
+        let toml = self.to_toml_string()?;
+        let sum = run_copy_checksum(RUN_COPY_LABEL, &toml);
+        Ok(format!("{RUN_COPY_LABEL}{sum:016x}\n{toml}"))
+    }
+
+    /// Reads a run's copy of its configuration, written by [`RunConfig::to_run_copy`]: the
+    /// checksum is verified, then the TOML is read as by [`RunConfig::from_file`]. A copy
+    /// without the checksum line (runs made before it existed) is read as it is.
+    pub fn from_run_copy(path: impl AsRef<Path>) -> Result<RunConfig, ConfigError> {
+        let path = path.as_ref();
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+            file: file.clone(),
+            source,
+        })?;
+        let toml = verify_run_copy(&text).map_err(|message| ConfigError::Damaged {
+            file: file.clone(),
+            message,
+        })?;
+        RunConfig::from_toml_str(toml, &file)
     }
 
     /// The configuration as TOML that [`RunConfig::from_toml_str`] reads back unchanged.

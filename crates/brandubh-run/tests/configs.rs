@@ -69,3 +69,40 @@ fn default_stage2_differs_from_default_only_where_it_says() {
     stage2.search.gumbel_c_scale = stage1.search.gumbel_c_scale;
     assert_eq!(stage2, stage1);
 }
+
+/// A run's copy of its configuration carries a checksum: it reads back whole, and a copy
+/// that was cut short or had a byte changed (its comment line included) is refused with an
+/// error naming the file; a copy without the checksum line (older runs) still reads.
+#[test]
+fn a_runs_copy_of_its_configuration_is_checked() {
+    let config = RunConfig::from_file(configs_dir().join("tiny.toml")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    let text = config.to_run_copy().unwrap();
+    assert!(text.starts_with("# brandubh run configuration, fnv1a64 "));
+    std::fs::write(&path, &text).unwrap();
+    assert_eq!(RunConfig::from_run_copy(&path).unwrap(), config);
+
+    let damaged = |bytes: Vec<u8>| {
+        std::fs::write(&path, bytes).unwrap();
+        let e = RunConfig::from_run_copy(&path).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!("{}: damaged: ", path.display())),
+            "{e}"
+        );
+        assert!(!e.contains('\n'), "{e}");
+    };
+    // Cut at a line boundary, so that the TOML left is valid on its own.
+    let cut = text[..text.len() / 2].rfind('\n').unwrap() + 1;
+    damaged(text.as_bytes()[..cut].to_vec());
+    for at in [10, text.len() - 3] {
+        let mut bytes = text.clone().into_bytes();
+        bytes[at] ^= 0x01;
+        damaged(bytes);
+    }
+    // Edited by hand: a value changed.
+    damaged(text.replace("seed = ", "seed = 1").into_bytes());
+
+    std::fs::write(&path, config.to_toml_string().unwrap()).unwrap();
+    assert_eq!(RunConfig::from_run_copy(&path).unwrap(), config);
+}

@@ -90,7 +90,7 @@ impl RunSource {
 
     /// The configuration the run trains with, if it reads.
     pub fn config(&self) -> Result<RunConfig, String> {
-        RunConfig::from_file(self.dir.config()).map_err(|e| e.to_string())
+        RunConfig::from_run_copy(self.dir.config()).map_err(|e| e.to_string())
     }
 
     /// The search the run's agents play with (its configuration's, else the defaults).

@@ -250,7 +250,7 @@ pub fn prepare(config: &RunConfig, options: &RunOptions) -> Result<RunState, Run
     dir.create()?;
     let config_path = dir.config();
     if config_path.exists() {
-        let stored = RunConfig::from_file(&config_path)?;
+        let stored = RunConfig::from_run_copy(&config_path)?;
         // Raising `iterations` extends a run; every other change needs --force-config.
         let changed: Vec<String> = stored
             .changed_keys(config)
@@ -293,12 +293,10 @@ pub fn prepare(config: &RunConfig, options: &RunOptions) -> Result<RunState, Run
 }
 
 fn write_config(path: &Path, config: &RunConfig) -> Result<(), RunError> {
-    let text = config
-        .to_toml_string()
-        .map_err(|error| ConfigError::Invalid {
-            file: path.display().to_string(),
-            error,
-        })?;
+    let text = config.to_run_copy().map_err(|error| ConfigError::Invalid {
+        file: path.display().to_string(),
+        error,
+    })?;
     brandubh_fs::write_atomic(path, text.as_bytes())?;
     Ok(())
 }

@@ -87,7 +87,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut search = match &run_config {
         Some(path) => {
             // Its errors start with the file's name.
-            RunConfig::from_file(path)?.search
+            RunConfig::from_run_copy(path)?.search
         }
         None => {
             eprintln!(
