@@ -8,7 +8,7 @@ use std::time::Duration;
 use brandubh_net::encoding::{ENCODING_VERSION, NUM_PLANES, PLANE_SIZE, POLICY_SIZE};
 use brandubh_net::{FastNet, NetConfig, NetEvaluator, PolicyValueNet, checkpoint};
 use brandubh_rules::{Game, Move};
-use brandubh_search::{Evaluator, Leaf, MctsPlayer, SearchConfig, SearchSettings};
+use brandubh_search::{Evaluator, Leaf, MctsPlayer, Proven, SearchConfig, SearchSettings};
 
 use crate::error::AgentError;
 use crate::format;
@@ -60,7 +60,11 @@ pub struct MoveStats {
     /// (Gumbel).
     pub policy: f32,
     /// Its mean value in [-1, 1] for the side to move at the root; `None` when unvisited.
+    /// For a move the solver proved, the proven value.
     pub q: Option<f32>,
+    /// What the solver proved the move is worth to the side to move at the root (value and
+    /// plies to the end, counted from the root), if it did.
+    pub proven: Option<Proven>,
 }
 
 /// The result of [`Agent::analyze`].

@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use brandubh_net::NetEvaluator;
 use brandubh_rules::{Game, Move};
 use brandubh_search::{
-    AlgorithmConfig, Evaluator, Leaf, MAX_SIMULATIONS, Player, Search, SearchConfig, SearchError,
+    AlgorithmConfig, Evaluator, Leaf, MAX_SIMULATIONS, Player, Proven, Search, SearchConfig,
+    SearchError,
 };
 
 use crate::agent::{Agent, Analysis, Budget, MoveStats};
@@ -318,13 +319,17 @@ fn analysis_of(
         .zip(&result.policy)
         .map(|(child, &policy)| {
             let node = tree.node(child);
+            let proven = node.proven().map(Proven::parent_view);
             MoveStats {
                 mv: node.mv().unwrap_or(result.best_move),
                 visits: node.visits(),
                 prior: node.prior(),
                 policy,
                 // A child's value is from its own side to move's view: the opponent's.
-                q: (node.visits() > 0).then(|| -node.value()),
+                q: proven
+                    .map(|p| f32::from(p.value))
+                    .or_else(|| (node.visits() > 0).then(|| -node.value())),
+                proven,
             }
         })
         .collect();

@@ -318,7 +318,7 @@ fn every_engine_move_is_legal_for_the_hosts_position_over_many_random_games() {
     let mut host = Host::start(&["--sims", "4"]);
     let mut plies = 0;
     let mut finished = 0;
-    for seed in 0..16u64 {
+    for seed in 0..20u64 {
         let side = if seed % 2 == 0 {
             Side::White
         } else {
@@ -334,7 +334,7 @@ fn every_engine_move_is_legal_for_the_hosts_position_over_many_random_games() {
         finished += usize::from(game.is_over());
     }
     assert!(plies > 300, "{plies} engine moves");
-    assert!(finished >= 8, "{finished} of 16 games finished");
+    assert!(finished >= 10, "{finished} of 20 games finished");
     assert!(host.close().success());
 }
 

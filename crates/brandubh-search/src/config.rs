@@ -16,6 +16,10 @@ pub struct SearchConfig {
     /// A game whose ply count (counted from the game's start) reaches the cap inside the
     /// tree is a terminal node worth 0 ("unfinished"). `None`: no cap.
     pub ply_cap: Option<u32>,
+    /// MCTS-Solver ([`crate::Proven`]): prove wins and losses inside the tree, search
+    /// proven nodes no further, play the fastest proven win and never a proven loss while
+    /// another move is not proven lost. Default on.
+    pub solver: bool,
 }
 
 impl Default for SearchConfig {
@@ -25,6 +29,7 @@ impl Default for SearchConfig {
             simulations: 200,
             algorithm: AlgorithmConfig::Puct(PuctConfig::default()),
             ply_cap: None,
+            solver: true,
         }
     }
 }
@@ -37,6 +42,7 @@ impl SearchConfig {
             simulations,
             algorithm: AlgorithmConfig::Gumbel(GumbelConfig::default()),
             ply_cap: None,
+            solver: true,
         }
     }
 
@@ -47,6 +53,7 @@ impl SearchConfig {
             simulations,
             algorithm: AlgorithmConfig::Puct(PuctConfig::default()),
             ply_cap: None,
+            solver: true,
         }
     }
 

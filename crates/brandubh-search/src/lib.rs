@@ -18,15 +18,24 @@
 //!
 //! ```
 //! use brandubh_rules::{Game, Position};
-//! use brandubh_search::{RolloutEvaluator, Search, SearchConfig};
+//! use brandubh_search::{Proven, RolloutEvaluator, Search, SearchConfig};
 //!
-//! // White to move; the King on a2 escapes to a1.
-//! let position: Position = "3A3/7/2AD3/A3DAA/7/K2A3/3A3 w".parse()?;
-//! let config = SearchConfig::puct(64).without_noise();
+//! // Black to move; the King on c1 threatens c1-a1, and only b5-b1 stops it.
+//! let position: Position = "3A3/7/1A1D3/A3DA1/7/3A3/2K1A2 b".parse()?;
+//! let config = SearchConfig::puct(400).without_noise();
 //! let mut search = Search::new(Game::new(position), config, 7)?;
 //! let result = search.run(&mut RolloutEvaluator::new(7, 100), 1)?;
+//! assert_eq!(result.best_move.to_string(), "b5-b1");
+//! assert_eq!(result.visits.iter().sum::<u32>(), 400);
+//!
+//! // With the solver (on by default) a win in one is proven without a simulation.
+//! let position: Position = "3A3/7/2AD3/A3DAA/7/K2A3/3A3 w".parse()?;
+//! let mut search = Search::new(Game::new(position), SearchConfig::puct(400), 7)?;
+//! let result = search.run(&mut RolloutEvaluator::new(7, 100), 1)?;
 //! assert_eq!(result.best_move.to_string(), "a2-a1");
-//! assert_eq!(result.visits.iter().sum::<u32>(), 64);
+//! assert_eq!(result.simulations, 0);
+//! let root = search.tree().node(search.tree().root());
+//! assert_eq!(root.proven(), Some(Proven { value: 1, plies: 1 }));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -46,6 +55,7 @@ mod players;
 mod puct;
 mod search;
 mod settings;
+mod solver;
 mod tree;
 
 pub use alphabeta::{AlphaBetaConfig, AlphaBetaPlayer, AlphaBetaResult, WIN};
@@ -57,4 +67,5 @@ pub use evaluators::{GreedyEvaluator, RolloutEvaluator, UniformEvaluator};
 pub use players::{GreedyPlayer, MctsPlayer, Player, RandomPlayer, SearchingPlayer};
 pub use search::{MAX_TERMINALS_PER_GATHER, Search, SearchResult, search};
 pub use settings::{Algorithm, MAX_SIMULATIONS, SearchSettings, UnknownAlgorithm};
+pub use solver::Proven;
 pub use tree::{Node, NodeId, Tree};

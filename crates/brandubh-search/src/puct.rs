@@ -7,7 +7,9 @@ use crate::config::{Fpu, PuctConfig};
 use crate::tree::Tree;
 
 /// The child of `node` with the highest `Q + c_puct · P · √N / (1 + n)`; unvisited children
-/// get the first-play-urgency value as `Q`. Ties go to the first child.
+/// get the first-play-urgency value as `Q`. Ties go to the first child. Children the solver
+/// proved lost for the player choosing are passed over (an unproven one is always left, or
+/// `node` itself would be proven and never selected from).
 pub(crate) fn select(tree: &Tree, node: u32, cfg: &PuctConfig) -> u32 {
     let parent = tree.get(node);
     let parent_visits = parent.visits as f32 + f32::from(parent.virtual_loss);
@@ -19,6 +21,9 @@ pub(crate) fn select(tree: &Tree, node: u32, cfg: &PuctConfig) -> u32 {
     let mut best = parent.first_child;
     let mut best_score = f32::NEG_INFINITY;
     for child in tree.child_range(node) {
+        if tree.is_proven_loss(child) {
+            continue;
+        }
         let (n, q) = tree.child_stats(child);
         let q = if n > 0.0 { q } else { fpu };
         let score = q + explore * tree.get(child).prior / (1.0 + n);

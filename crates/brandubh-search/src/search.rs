@@ -13,6 +13,7 @@ use crate::error::SearchError;
 use crate::evaluator::{Evaluation, Evaluator, Leaf};
 use crate::gumbel::{self, GumbelRoot};
 use crate::puct;
+use crate::solver::{self, Proven};
 use crate::tree::{ROOT, State, Tree};
 
 /// Most simulations ending on a terminal node that one [`Search::gather`] call finishes.
@@ -128,10 +129,14 @@ impl Search {
         self.pending.len()
     }
 
-    /// Whether the search of this root is complete (or the game is over).
+    /// Whether the search of this root is complete (or the game is over): its budget is
+    /// spent, or (with the solver) the evaluated root is proven.
     #[must_use]
     pub fn is_done(&self) -> bool {
-        self.game.is_over() || self.spent >= self.config.simulations
+        let root = self.tree.get(ROOT);
+        self.game.is_over()
+            || self.spent >= self.config.simulations
+            || (root.proof.is_some() && root.is_expanded())
     }
 
     /// Hands out up to `max_leaves` leaves, appended to `out`, and returns how many.
@@ -150,12 +155,16 @@ impl Search {
             State::Unvisited => {
                 let leaf = Leaf::from_game(&self.game);
                 self.tree.add_children(ROOT, &leaf.moves);
+                if self.config.solver {
+                    self.prove_immediate_win_at_root(&leaf.moves);
+                }
                 self.tree.add_virtual_loss(ROOT);
                 self.pending.push(ROOT);
                 out.push(leaf);
                 return 1;
             }
             State::Evaluating | State::Terminal(_) => return 0,
+            State::Expanded if self.tree.get(ROOT).proof.is_some() => return 0,
             State::Expanded => {}
         }
         if !self.root_ready {
@@ -163,7 +172,10 @@ impl Search {
         }
         let mut handed_out = 0;
         let mut terminals = 0;
-        while handed_out < max_leaves && self.started < self.config.simulations {
+        while handed_out < max_leaves
+            && self.started < self.config.simulations
+            && self.tree.get(ROOT).proof.is_none()
+        {
             match self.descend(out) {
                 Descent::Leaf(node) => {
                     self.started += 1;
@@ -219,7 +231,6 @@ impl Search {
         Ok(())
     }
 
-    /// Runs the search to the end with `evaluator`, handing it up to `max_batch` leaves of
     /// This search moved on to `game` when `game` continues the game searched here (same
     /// start, this game's moves first), keeping the subtree of the moves played since;
     /// `None` when it does not continue it.
@@ -236,6 +247,7 @@ impl Search {
         .then_some(self)
     }
 
+    /// Runs the search to the end with `evaluator`, handing it up to `max_batch` leaves of
     /// this tree at a time (1 is plain sequential MCTS), and returns the result.
     pub fn run<E: Evaluator + ?Sized>(
         &mut self,
@@ -311,22 +323,9 @@ impl Search {
         let children = self.tree.child_range(ROOT);
         let moves: MoveList = children.clone().map(|c| self.tree.get(c).mv).collect();
         let visits: Vec<u32> = children.clone().map(|c| self.tree.get(c).visits).collect();
-        let (best, policy) = match &self.config.algorithm {
-            AlgorithmConfig::Puct(cfg) => {
-                let priors: Vec<f32> = children.map(|c| self.tree.get(c).prior).collect();
-                let total: u32 = visits.iter().sum();
-                let policy = if total > 0 {
-                    visits.iter().map(|&n| n as f32 / total as f32).collect()
-                } else {
-                    priors.clone()
-                };
-                let t = cfg.temperature_at(self.game.ply());
-                (puct::choose(&visits, &priors, t, &mut self.rng), policy)
-            }
-            AlgorithmConfig::Gumbel(cfg) => (
-                self.gumbel.best(&self.tree, cfg),
-                gumbel::improved_policy(&self.tree, ROOT, cfg),
-            ),
+        let (best, policy) = match self.proven_choice(children.clone()) {
+            Some(choice) => choice,
+            None => self.searched_choice(&visits),
         };
         Ok(SearchResult {
             best_move: moves[best],
@@ -336,6 +335,68 @@ impl Search {
             value: self.tree.get(ROOT).value(),
             simulations: self.spent,
         })
+    }
+
+    /// The move and policy target of a root the solver proved won: the fastest win, and a
+    /// target all on it. `None` for a root not proven won.
+    fn proven_choice(&self, children: std::ops::Range<u32>) -> Option<(usize, Vec<f32>)> {
+        let root = self.tree.get(ROOT);
+        if root.proof.is_none_or(|p| p.value <= 0) {
+            return None;
+        }
+        let best = self.tree.proven_best_child(ROOT)?;
+        let index = children.clone().position(|c| c == best)?;
+        let mut policy = vec![0.0; children.len()];
+        policy[index] = 1.0;
+        Some((index, policy))
+    }
+
+    /// The move and policy target from the search statistics. With the solver, a move
+    /// proven lost is replaced by the most visited move not proven lost, if there is one;
+    /// a root proven lost plays the longest defence.
+    fn searched_choice(&mut self, visits: &[u32]) -> (usize, Vec<f32>) {
+        let children = self.tree.child_range(ROOT);
+        let (best, policy) = match &self.config.algorithm {
+            AlgorithmConfig::Puct(cfg) => {
+                let priors: Vec<f32> = children.clone().map(|c| self.tree.get(c).prior).collect();
+                let total: u32 = visits.iter().sum();
+                let policy = if total > 0 {
+                    visits.iter().map(|&n| n as f32 / total as f32).collect()
+                } else {
+                    priors.clone()
+                };
+                let t = cfg.temperature_at(self.game.ply());
+                (puct::choose(visits, &priors, t, &mut self.rng), policy)
+            }
+            AlgorithmConfig::Gumbel(cfg) => (
+                self.gumbel.best(&self.tree, cfg),
+                gumbel::improved_policy(&self.tree, ROOT, cfg),
+            ),
+        };
+        let first = children.start;
+        if !self.tree.is_proven_loss(first + best as u32) {
+            return (best, policy);
+        }
+        if let Some(defence) = self.tree.proven_best_child(ROOT) {
+            return ((defence - first) as usize, policy);
+        }
+        let alive = children
+            .filter(|&c| !self.tree.is_proven_loss(c))
+            .max_by_key(|&c| (self.tree.get(c).visits, std::cmp::Reverse(c)));
+        match alive {
+            Some(c) => ((c - first) as usize, policy),
+            None => (best, policy),
+        }
+    }
+
+    /// Marks the root's moves that win on the spot as terminal children, which proves the
+    /// root won in one ply.
+    fn prove_immediate_win_at_root(&mut self, moves: &MoveList) {
+        if let Some(index) = solver::immediate_win(&mut self.game, moves) {
+            let child = self.tree.child_range(ROOT).start + index as u32;
+            self.tree.get_mut(child).state = State::Terminal(-1);
+            self.tree.prove(child, Proven::terminal(-1));
+        }
     }
 
     /// Sets the simulation budget of the next searches (KataGo's playout-cap randomisation
@@ -421,6 +482,10 @@ impl Search {
         let mut depth = 0;
         let descent = loop {
             self.tree.add_virtual_loss(node);
+            if let Some(proof) = self.tree.get(node).proof {
+                self.tree.backup(node, f32::from(proof.value));
+                break Descent::Terminal;
+            }
             match self.tree.get(node).state {
                 State::Expanded => {
                     let child = match &self.config.algorithm {
@@ -455,10 +520,21 @@ impl Search {
                 State::Unvisited => {
                     if let Some(value) = self.terminal_value() {
                         self.tree.get_mut(node).state = State::Terminal(value);
+                        if self.config.solver {
+                            self.tree.prove(node, Proven::terminal(value));
+                        }
                         self.tree.backup(node, f32::from(value));
                         break Descent::Terminal;
                     }
                     let leaf = Leaf::from_game(&self.game);
+                    if self.config.solver
+                        && solver::immediate_win(&mut self.game, &leaf.moves).is_some()
+                    {
+                        let win = Proven { value: 1, plies: 1 };
+                        self.tree.prove(node, win);
+                        self.tree.backup(node, 1.0);
+                        break Descent::Terminal;
+                    }
                     self.tree.add_children(node, &leaf.moves);
                     out.push(leaf);
                     break Descent::Leaf(node);

@@ -115,6 +115,9 @@ pub struct SearchSettings {
     /// Gumbel: c_scale of the σ transform of completed Q-values. Range (0, 100]. Default
     /// `1.0`.
     pub gumbel_c_scale: f64,
+    /// MCTS-Solver: prove wins and losses inside the tree (see
+    /// [`crate::SearchConfig::solver`]). Default `true`.
+    pub solver: bool,
 }
 
 impl Default for SearchSettings {
@@ -136,6 +139,7 @@ impl Default for SearchSettings {
             gumbel_candidates: gumbel.considered_moves,
             gumbel_c_visit: f64::from(gumbel.c_visit),
             gumbel_c_scale: f64::from(gumbel.c_scale),
+            solver: SearchConfig::default().solver,
         }
     }
 }
@@ -229,6 +233,7 @@ impl SearchSettings {
             simulations: self.simulations,
             algorithm,
             ply_cap,
+            solver: self.solver,
         };
         config.validate()?;
         Ok(config)

@@ -6,11 +6,12 @@ use std::ops::Range;
 use brandubh_rules::{Move, MoveList, Square};
 
 use crate::evaluator::Evaluation;
+use crate::solver::Proven;
 
 /// The root's index.
 pub(crate) const ROOT: u32 = 0;
 /// The root's parent.
-const NO_PARENT: u32 = u32::MAX;
+pub(crate) const NO_PARENT: u32 = u32::MAX;
 /// Placeholder move of the root, which no move leads to.
 const NO_MOVE: Move = Move::new(Square::CASTLE, Square::CASTLE);
 
@@ -57,6 +58,8 @@ pub struct Node {
     pub(crate) mv: Move,
     pub(crate) num_children: u8,
     pub(crate) state: State,
+    /// The value the solver proved here, if any (only with [`crate::SearchConfig::solver`]).
+    pub(crate) proof: Option<Proven>,
 }
 
 impl Node {
@@ -72,6 +75,7 @@ impl Node {
             mv,
             num_children: 0,
             state: State::Unvisited,
+            proof: None,
         }
     }
 
@@ -114,6 +118,13 @@ impl Node {
     #[must_use]
     pub fn is_terminal(&self) -> bool {
         matches!(self.state, State::Terminal(_))
+    }
+
+    /// The game-theoretic value the solver proved for this node (side to move's view), if
+    /// any: terminal nodes, wins in one, and nodes whose children prove them.
+    #[must_use]
+    pub fn proven(&self) -> Option<Proven> {
+        self.proof
     }
 
     /// Whether the node has been evaluated and its children can be searched.
@@ -248,10 +259,14 @@ impl Tree {
 
     /// Ends the simulation whose leaf is `node`: removes its virtual loss from the path and
     /// adds `value` (side to move at `node`) to every node up to the root, flipping the sign
-    /// at each ply.
+    /// at each ply. A proven node on the way adds its proven value instead, and so passes
+    /// the exact value on to its ancestors.
     pub(crate) fn backup(&mut self, mut node: u32, mut value: f32) {
         loop {
             let n = self.get_mut(node);
+            if let Some(proof) = n.proof {
+                value = f32::from(proof.value);
+            }
             n.virtual_loss = n.virtual_loss.saturating_sub(1);
             n.visits += 1;
             n.value_sum += value;

@@ -28,6 +28,15 @@ fn both(simulations: u32) -> [SearchConfig; 2] {
     [SearchConfig::puct(simulations), gumbel].map(SearchConfig::without_noise)
 }
 
+/// The plain MCTS, without the solver: for the tests of how terminal nodes, the ply cap
+/// and the Gumbel policy work inside the tree (`tests/solver.rs` tests the solver).
+fn plain(config: SearchConfig) -> SearchConfig {
+    SearchConfig {
+        solver: false,
+        ..config
+    }
+}
+
 fn run(game: &Game, config: &SearchConfig, seed: u64) -> brandubh_search::SearchResult {
     let mut search = Search::new(game.clone(), config.clone(), seed).unwrap();
     search
@@ -144,7 +153,7 @@ fn terminal_nodes(tree: &Tree) -> Vec<NodeId> {
 #[test]
 fn terminal_nodes_are_never_expanded() {
     for (position, winner) in [(ESCAPE_IN_ONE, 1.0), (CAPTURE_IN_ONE, 1.0)] {
-        for config in both(300) {
+        for config in both(300).map(plain) {
             let mut eval = CheckingEvaluator {
                 inner: RolloutEvaluator::new(5, 100),
                 leaves: 0,
@@ -181,7 +190,7 @@ fn the_ply_cap_ends_lines_with_value_zero() {
     let g = Game::default();
     let config = SearchConfig {
         ply_cap: Some(1),
-        ..SearchConfig::puct(50)
+        ..plain(SearchConfig::puct(50))
     };
     let mut eval = CheckingEvaluator {
         inner: RolloutEvaluator::new(1, 10),
@@ -293,7 +302,8 @@ fn gumbel_improved_policy_finds_the_one_winning_move() {
         .position(|&m| m == mv("a2-a1"))
         .unwrap();
     for seed in 0..5 {
-        let mut search = Search::new(g.clone(), SearchConfig::gumbel(16), seed).unwrap();
+        let config = plain(SearchConfig::gumbel(16));
+        let mut search = Search::new(g.clone(), config, seed).unwrap();
         let result = search.run(&mut WhiteAlwaysLoses, 1).unwrap();
         assert_eq!(result.best_move, mv("a2-a1"));
         assert!(result.policy[win] > 0.99, "{:?}", result.policy);
@@ -321,7 +331,7 @@ fn gather_and_apply_batch_leaves_across_games() {
             } else {
                 SearchConfig::gumbel(16)
             };
-            Search::new(g.clone(), config, i as u64).unwrap()
+            Search::new(g.clone(), plain(config), i as u64).unwrap()
         })
         .collect();
     let mut eval = RolloutEvaluator::new(9, 50);

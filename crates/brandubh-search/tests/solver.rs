@@ -1,0 +1,219 @@
+//! The MCTS-Solver: wins in one proven without a simulation (rules 7 and 8.1), wins and
+//! losses proven deeper in the tree and carried to the root, the move choice that follows
+//! from them, and the plain search when the solver is off.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests may unwrap: a panic is a failed test"
+)]
+
+mod common;
+
+use brandubh_rules::Side;
+use brandubh_search::{
+    Evaluation, Evaluator, Leaf, Proven, RolloutEvaluator, Search, SearchConfig, SearchResult,
+    UniformEvaluator,
+};
+use common::{CAPTURE_IN_ONE, ESCAPE_IN_ONE, game, mv, winning_moves};
+
+/// White to move. The King on d2 wins in three plies: d2-d1 (or d2-a2, d2-g2...) leaves
+/// two ways to a corner, and Black can shut only one; no Black piece can reach a square
+/// from which it captures the King on time.
+///
+/// ```text
+/// 7 . A A A . . .
+/// 6 . . . . . . .
+/// 5 . . . . . . .
+/// 4 . . . + . . .
+/// 3 . . . . . . .
+/// 2 . . . K . . .
+/// 1 + . . . . . +
+///   a b c d e f g
+/// ```
+const WIN_IN_THREE: &str = "1AAA3/7/7/7/7/3K3/7 w";
+
+/// The same after d2-d1: Black to move loses whatever it does.
+const LOST_IN_TWO: &str = "1AAA3/7/7/7/7/7/3K3 b";
+
+/// Counts the positions it is asked for.
+struct Counting<E>(E, usize);
+
+impl<E: Evaluator> Evaluator for Counting<E> {
+    fn evaluate(&mut self, leaves: &[Leaf]) -> Vec<Evaluation> {
+        self.1 += leaves.len();
+        self.0.evaluate(leaves)
+    }
+}
+
+fn configs(simulations: u32, solver: bool) -> [SearchConfig; 2] {
+    [
+        SearchConfig::puct(simulations),
+        SearchConfig::gumbel(simulations),
+    ]
+    .map(|c| SearchConfig {
+        solver,
+        ..c.without_noise()
+    })
+}
+
+fn search(position: &str, config: SearchConfig, seed: u64) -> (Search, SearchResult, usize) {
+    let mut search = Search::new(game(position), config, seed).unwrap();
+    let mut eval = Counting(RolloutEvaluator::new(seed, 100), 0);
+    let result = search.run(&mut eval, 1).unwrap();
+    (search, result, eval.1)
+}
+
+fn root_proof(search: &Search) -> Option<Proven> {
+    search.tree().node(search.tree().root()).proven()
+}
+
+#[test]
+fn a_win_in_one_is_proven_at_the_root_without_a_simulation() {
+    // Rule 8.1 (the King onto a corner) for White, rule 7 (the King captured) for Black.
+    for (position, win) in [(ESCAPE_IN_ONE, "a2-a1"), (CAPTURE_IN_ONE, "d1-d3")] {
+        assert_eq!(winning_moves(&game(position)), [mv(win)]);
+        for config in configs(400, true) {
+            let (s, result, evaluated) = search(position, config, 3);
+            assert_eq!(result.best_move, mv(win), "{position}");
+            assert_eq!(root_proof(&s), Some(Proven { value: 1, plies: 1 }));
+            assert_eq!(result.simulations, 0);
+            assert_eq!(evaluated, 1, "only the root is evaluated");
+            // The policy target is all on the win.
+            let index = result.moves.iter().position(|&m| m == mv(win)).unwrap();
+            assert_eq!(result.policy[index], 1.0);
+            assert_eq!(result.policy.iter().sum::<f32>(), 1.0);
+        }
+    }
+}
+
+#[test]
+fn a_forced_win_deeper_in_the_tree_is_proven_and_played() {
+    let g = game(WIN_IN_THREE);
+    assert!(winning_moves(&g).is_empty());
+    for config in configs(2_000, true) {
+        for seed in 0..3 {
+            let (s, result, _) = search(WIN_IN_THREE, config.clone(), seed);
+            assert_eq!(
+                root_proof(&s),
+                Some(Proven { value: 1, plies: 3 }),
+                "{config:?}"
+            );
+            assert!(result.simulations < 2_000, "the search stops once proven");
+            // The move played really wins in three: after it, every Black reply leaves
+            // White a win in one (checked by the rules, not by the search).
+            let mut after = g.clone();
+            after.play(result.best_move).unwrap();
+            assert!(!after.is_over());
+            for reply in after.legal_moves() {
+                let mut line = after.clone();
+                line.play(reply).unwrap();
+                assert!(
+                    !winning_moves(&line).is_empty(),
+                    "{} then {reply} does not win",
+                    result.best_move
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_lost_root_is_proven_once_every_move_is_refuted() {
+    let g = game(LOST_IN_TWO);
+    assert_eq!(g.side_to_move(), Side::Black);
+    let moves = g.legal_moves().len() as u32;
+    for config in configs(1_000, true) {
+        let (s, result, _) = search(LOST_IN_TWO, config, 1);
+        assert_eq!(
+            root_proof(&s),
+            Some(Proven {
+                value: -1,
+                plies: 2
+            })
+        );
+        // Each move needs one simulation to find White's answer, and none needs more.
+        assert_eq!(result.simulations, moves);
+        assert!(g.legal_moves().contains(&result.best_move));
+        let tree = s.tree();
+        assert!(tree.children(tree.root()).all(|c| {
+            tree.node(c).proven() == Some(Proven { value: 1, plies: 1 })
+                && tree.node(c).visits() == 1
+        }));
+        assert_eq!(result.value, -1.0, "the root's mean is the proven value");
+    }
+}
+
+#[test]
+fn after_the_proven_move_the_next_search_wins_at_once() {
+    let config = SearchConfig::puct(2_000).without_noise();
+    let mut s = Search::new(game(WIN_IN_THREE), config, 5).unwrap();
+    let first = s.run(&mut UniformEvaluator, 1).unwrap();
+    // Black's reply: the node was proven won in one for White without being expanded, so
+    // the next search starts a fresh root and proves it again on its first evaluation.
+    s.advance(first.best_move).unwrap();
+    let reply = s.game().legal_moves()[0];
+    s.advance(reply).unwrap();
+    let second = s.run(&mut UniformEvaluator, 1).unwrap();
+    assert_eq!(root_proof(&s), Some(Proven { value: 1, plies: 1 }));
+    assert_eq!(second.simulations, 0);
+    let mut g = s.game().clone();
+    g.play(second.best_move).unwrap();
+    assert_eq!(g.outcome().map(|o| o.winner), Some(Side::White));
+}
+
+#[test]
+fn without_the_solver_nothing_is_proven_and_the_whole_budget_is_spent() {
+    for position in [ESCAPE_IN_ONE, CAPTURE_IN_ONE, WIN_IN_THREE, LOST_IN_TWO] {
+        for config in configs(300, false) {
+            let (s, result, _) = search(position, config, 2);
+            assert_eq!(result.simulations, 300);
+            let tree = s.tree();
+            assert!(tree.ids().all(|id| tree.node(id).proven().is_none()));
+        }
+    }
+}
+
+#[test]
+fn a_uniform_evaluator_is_enough_to_find_the_forced_win() {
+    // The network knows nothing here: the proof alone picks a winning first move, and
+    // stops the search before its budget.
+    for seed in 0..4 {
+        let [puct, _] = configs(3_000, true);
+        let mut s = Search::new(game(WIN_IN_THREE), puct, seed).unwrap();
+        let result = s.run(&mut UniformEvaluator, 1).unwrap();
+        assert!(result.simulations < 3_000);
+        let mut after = game(WIN_IN_THREE);
+        after.play(result.best_move).unwrap();
+        let defended = after.legal_moves().into_iter().any(|reply| {
+            let mut line = after.clone();
+            line.play(reply).unwrap();
+            winning_moves(&line).is_empty()
+        });
+        assert!(
+            !defended,
+            "seed {seed}: {} can be defended",
+            result.best_move
+        );
+    }
+}
+
+#[test]
+fn batched_searches_with_the_solver_match_one_leaf_at_a_time() {
+    // Several leaves in flight while a proof arrives must not change what is proven.
+    for config in configs(2_000, true) {
+        let (alone, one, _) = search(WIN_IN_THREE, config.clone(), 9);
+        let mut batched = Search::new(game(WIN_IN_THREE), config, 9).unwrap();
+        let mut eval = RolloutEvaluator::new(9, 100);
+        let many = batched.run(&mut eval, 8).unwrap();
+        assert_eq!(root_proof(&alone), root_proof(&batched));
+        let mut after = game(WIN_IN_THREE);
+        after.play(many.best_move).unwrap();
+        assert!(after.legal_moves().into_iter().all(|reply| {
+            let mut line = after.clone();
+            line.play(reply).unwrap();
+            !winning_moves(&line).is_empty()
+        }));
+        assert!(one.simulations > 0 && many.simulations > 0);
+    }
+}
