@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::time::Instant;
 
-use brandubh_rules::Side;
+use brandubh_rules::{Reason, Side};
 use brandubh_search::Player;
 use serde::{Deserialize, Serialize};
 
@@ -154,6 +154,102 @@ pub struct GameStats {
     pub b_wins_as_black: u32,
     /// Games stopped by the ply cap.
     pub unfinished: u32,
+    /// How A's White wins ended.
+    #[serde(default)]
+    pub a_wins_as_white_by: WinsBy,
+    /// How A's Black wins ended: repetition wins (rule 8.4) are legal wins, but they count
+    /// apart here, so that a report shows how much of Black's score comes from them.
+    #[serde(default)]
+    pub a_wins_as_black_by: WinsBy,
+    /// How B's White wins ended.
+    #[serde(default)]
+    pub b_wins_as_white_by: WinsBy,
+    /// How B's Black wins ended.
+    #[serde(default)]
+    pub b_wins_as_black_by: WinsBy,
+}
+
+/// Won games counted by how they ended (rule 8).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct WinsBy {
+    /// The King reached a corner (8.1).
+    pub king_escaped: u32,
+    /// The King was captured (8.2).
+    pub king_captured: u32,
+    /// White was encircled (8.3).
+    pub encirclement: u32,
+    /// A position occurred for the fifth time (8.4).
+    pub repetition: u32,
+    /// The loser had no legal move (8.5).
+    pub no_moves: u32,
+}
+
+impl WinsBy {
+    /// Counts one win that ended for `reason`.
+    pub fn add(&mut self, reason: Reason) {
+        *match reason {
+            Reason::KingEscaped => &mut self.king_escaped,
+            Reason::KingCaptured => &mut self.king_captured,
+            Reason::Encirclement => &mut self.encirclement,
+            Reason::Repetition => &mut self.repetition,
+            Reason::NoMoves => &mut self.no_moves,
+        } += 1;
+    }
+
+    /// Wins counted, repetition wins included.
+    #[must_use]
+    pub const fn total(&self) -> u32 {
+        self.king_escaped + self.king_captured + self.encirclement + self.repetition + self.no_moves
+    }
+
+    /// Wins counted, repetition wins left out.
+    #[must_use]
+    pub const fn without_repetition(&self) -> u32 {
+        self.total() - self.repetition
+    }
+}
+
+impl fmt::Display for WinsBy {
+    /// `escape 40, repetition 3`: the reasons that occurred, or `none`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let counts = [
+            ("escape", self.king_escaped),
+            ("capture", self.king_captured),
+            ("encirclement", self.encirclement),
+            ("repetition", self.repetition),
+            ("no moves", self.no_moves),
+        ];
+        let shown: Vec<String> = counts
+            .iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(name, n)| format!("{name} {n}"))
+            .collect();
+        if shown.is_empty() {
+            f.write_str("none")
+        } else {
+            f.write_str(&shown.join(", "))
+        }
+    }
+}
+
+impl GameStats {
+    /// Counts one game of a match.
+    fn add(&mut self, game: &MatchGame) {
+        self.games += 1;
+        let (Some(winner), Some(reason)) = (game.winner, game.reason) else {
+            self.unfinished += 1;
+            return;
+        };
+        let (count, by) = match (winner, game.white == winner) {
+            (Contestant::A, true) => (&mut self.a_wins_as_white, &mut self.a_wins_as_white_by),
+            (Contestant::A, false) => (&mut self.a_wins_as_black, &mut self.a_wins_as_black_by),
+            (Contestant::B, true) => (&mut self.b_wins_as_white, &mut self.b_wins_as_white_by),
+            (Contestant::B, false) => (&mut self.b_wins_as_black, &mut self.b_wins_as_black_by),
+        };
+        *count += 1;
+        by.add(reason);
+    }
 }
 
 /// What the matches of [`run_matches`] came to. Serializes to the JSON printed by
@@ -211,16 +307,9 @@ impl MatchReport {
         for m in &match_records {
             record.add(m.result, Contestant::A);
             for g in &m.games {
-                games.games += 1;
+                games.add(g);
                 plies += u64::from(g.plies);
                 a_points += g.points(Contestant::A);
-                match (g.winner, g.white == g.winner.unwrap_or(g.white)) {
-                    (None, _) => games.unfinished += 1,
-                    (Some(Contestant::A), true) => games.a_wins_as_white += 1,
-                    (Some(Contestant::A), false) => games.a_wins_as_black += 1,
-                    (Some(Contestant::B), true) => games.b_wins_as_white += 1,
-                    (Some(Contestant::B), false) => games.b_wins_as_black += 1,
-                }
             }
         }
         let n = match_records.len() as u32;
@@ -307,6 +396,11 @@ impl fmt::Display for MatchReport {
             g.b_wins_as_black,
             g.unfinished,
             self.game_score
+        )?;
+        writeln!(
+            f,
+            "how      A as White: {}; A as Black: {}; B as White: {}; B as Black: {}",
+            g.a_wins_as_white_by, g.a_wins_as_black_by, g.b_wins_as_white_by, g.b_wins_as_black_by
         )?;
         writeln!(
             f,
