@@ -7,6 +7,8 @@
     reason = "tests may unwrap: a panic is a failed test"
 )]
 
+mod common;
+
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -16,10 +18,12 @@ use std::time::Duration;
 
 use brandubh_net::checkpoint::{self, SaveOptions};
 use brandubh_net::{Device, NetConfig};
+use common::{s, stderr, stdout, temp_dir};
 
+/// The binary, logging warnings only.
 fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_brandubh"));
-    c.env("NO_COLOR", "1").env("RUST_LOG", "warn");
+    let mut c = common::bin();
+    c.env("RUST_LOG", "warn");
     c
 }
 
@@ -27,38 +31,8 @@ fn brandubh(args: &[&str]) -> Output {
     bin().args(args).output().expect("the brandubh binary runs")
 }
 
-/// Runs `brandubh ARGS` with `input` on stdin.
 fn brandubh_with_input(args: &[&str], input: &str) -> Output {
-    let mut child = bin()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the brandubh binary runs");
-    let mut stdin = child.stdin.take().unwrap();
-    // A command that fails before reading its input closes the pipe: not an error here.
-    let _ = stdin.write_all(input.as_bytes());
-    drop(stdin);
-    child.wait_with_output().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// A fresh directory in Cargo's scratch directory for integration tests (inside the target
-/// directory), removed on drop.
-fn temp_dir() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
+    common::run_with_input(bin().args(args), input)
 }
 
 /// A tiny agent file (C8xN1, Gumbel with 8 simulations), exported once through the CLI from

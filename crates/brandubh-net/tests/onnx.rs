@@ -14,11 +14,11 @@ mod common;
 
 use std::collections::HashMap;
 
-use brandubh_net::encoding::{self, INPUT_SIZE, NUM_PLANES, POLICY_SIZE};
+use brandubh_net::encoding::{NUM_PLANES, POLICY_SIZE};
 use brandubh_net::{NetConfig, onnx};
 use burn::module::Module;
 use burn::tensor::Device;
-use common::{max_diff, random_leaves, trained_model};
+use common::{assert_matches_burn, random_inputs, trained_model};
 use prost::Message;
 
 // The subset of onnx.proto (https://github.com/onnx/onnx/blob/main/onnx/onnx.proto) the
@@ -355,10 +355,7 @@ fn onnx_model_decodes_and_computes_burns_outputs() {
     assert_eq!(graph.initializer.len(), 2 * (1 + 2 * config.blocks + 2 + 3));
 
     let n = 5;
-    let mut planes = Vec::with_capacity(n * INPUT_SIZE);
-    for leaf in random_leaves(n, 11) {
-        planes.extend(encoding::encode(&leaf.position, leaf.repetitions));
-    }
+    let planes = random_inputs(n, 11);
     let device = Device::flex();
     let (logits, values) = model.infer(&planes, &device);
     let input = Array {
@@ -370,12 +367,7 @@ fn onnx_model_decodes_and_computes_burns_outputs() {
     let value = &out["value"];
     assert_eq!(policy.dims, [n, POLICY_SIZE]);
     assert_eq!(value.dims, [n, 1]);
-    let dp = max_diff(&logits, &policy.data);
-    let dv = max_diff(&values, &value.data);
-    assert!(dp < 1e-4, "policy differs from burn by {dp}");
-    assert!(dv < 1e-4, "value differs from burn by {dv}");
-    let spread = logits.iter().fold(0.0f32, |m, &x| m.max(x.abs()));
-    assert!(spread > 1e-2, "degenerate logits");
+    assert_matches_burn("onnx", &logits, &values, &policy.data, &value.data);
 }
 
 #[test]
