@@ -9,23 +9,13 @@
 
 mod common;
 
-use common::{Setup, median, side_by_side};
+use common::{Setup, median};
 
 fn main() -> common::Result<()> {
-    let Setup {
-        path,
-        ms,
-        games,
-        agent,
-        budget,
-        rest,
-    } = Setup::from_args()?;
-    let batch: usize = rest.first().map_or(Ok(8), |s| s.parse())?;
+    let setup = Setup::from_args()?;
+    let batch: usize = setup.rest.first().map_or(Ok(8), |s| s.parse())?;
     let (mut ones, mut batched, mut same) = (Vec::new(), Vec::new(), 0usize);
-    side_by_side(
-        &agent,
-        games,
-        budget,
+    setup.side_by_side(
         |many| many.set_batch(batch),
         |a, b| {
             ones.push(a.simulations);
@@ -35,7 +25,7 @@ fn main() -> common::Result<()> {
         |_, _| {},
     )?;
     let moves = ones.len();
-    println!("{path}, {ms} ms per move, {games} games, {moves} moves");
+    println!("{}", setup.headline(moves));
     println!(
         "median new simulations per move: {} with 1 leaf per call, {} with {batch}; same move {:.0} %",
         median(&mut ones),

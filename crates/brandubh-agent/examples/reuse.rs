@@ -9,25 +9,15 @@
 
 mod common;
 
-use common::{Setup, median, side_by_side};
+use common::{Setup, median};
 
 fn main() -> common::Result<()> {
-    let Setup {
-        path,
-        ms,
-        games,
-        agent,
-        budget,
-        ..
-    } = Setup::from_args()?;
+    let setup = Setup::from_args()?;
     let (mut moves, mut new_with, mut reused, mut new_without) = (0u64, 0u64, 0u64, 0u64);
     let mut same = 0u64;
     // Root visits per move with reuse (new + kept) and without.
     let (mut roots_with, mut roots_without) = (Vec::new(), Vec::new());
-    side_by_side(
-        &agent,
-        games,
-        budget,
+    setup.side_by_side(
         |without| without.set_reuse(false),
         |a, b| {
             moves += 1;
@@ -41,7 +31,7 @@ fn main() -> common::Result<()> {
         |g, game| eprintln!("game {}: {} plies, {:?}", g + 1, game.ply(), game.outcome()),
     )?;
     let per = |n: u64| n as f64 / moves.max(1) as f64;
-    println!("{path}, {ms} ms per move, {games} games, {moves} moves");
+    println!("{}", setup.headline(moves));
     println!(
         "with reuse:    {:.0} new simulations per move + {:.0} visits kept = {:.0} at the root",
         per(new_with),

@@ -40,40 +40,47 @@ impl Setup {
             rest: args.iter().skip(3).cloned().collect(),
         })
     }
-}
 
-/// Plays `games` self-play games of `agent` (at most 300 plies each), searching every
-/// move with two thinkers seeded by the game's number, for the same `budget`: the second
-/// set up by `second`; the game follows the first. Which one searches first alternates,
-/// so that neither always gets the warmer caches or the quieter moment. `each_move` sees
-/// both analyses, `each_game` each finished game.
-pub fn side_by_side(
-    agent: &Agent,
-    games: u64,
-    budget: Budget,
-    second: impl Fn(&mut Thinker),
-    mut each_move: impl FnMut(&Analysis, &Analysis),
-    mut each_game: impl FnMut(u64, &Game),
-) -> Result<()> {
-    for g in 0..games {
-        let mut one = agent.thinker(g)?;
-        let mut two = agent.thinker(g)?;
-        second(&mut two);
-        let mut game = Game::default();
-        while !game.is_over() && game.ply() < 300 {
-            let (a, b) = if game.ply() % 2 == 0 {
-                let a = one.think(&game, budget)?;
-                (a, two.think(&game, budget)?)
-            } else {
-                let b = two.think(&game, budget)?;
-                (one.think(&game, budget)?, b)
-            };
-            each_move(&a, &b);
-            game.play(a.best_move)?;
+    /// Plays `self.games` self-play games of the agent (at most 300 plies each), searching
+    /// every move with two thinkers seeded by the game's number, for the same budget: the
+    /// second set up by `second`; the game follows the first. Which one searches first
+    /// alternates, so that neither always gets the warmer caches or the quieter moment.
+    /// `each_move` sees both analyses, `each_game` each finished game.
+    pub fn side_by_side(
+        &self,
+        second: impl Fn(&mut Thinker),
+        mut each_move: impl FnMut(&Analysis, &Analysis),
+        mut each_game: impl FnMut(u64, &Game),
+    ) -> Result<()> {
+        let budget = self.budget;
+        for g in 0..self.games {
+            let mut one = self.agent.thinker(g)?;
+            let mut two = self.agent.thinker(g)?;
+            second(&mut two);
+            let mut game = Game::default();
+            while !game.is_over() && game.ply() < 300 {
+                let (a, b) = if game.ply() % 2 == 0 {
+                    let a = one.think(&game, budget)?;
+                    (a, two.think(&game, budget)?)
+                } else {
+                    let b = two.think(&game, budget)?;
+                    (one.think(&game, budget)?, b)
+                };
+                each_move(&a, &b);
+                game.play(a.best_move)?;
+            }
+            each_game(g, &game);
         }
-        each_game(g, &game);
+        Ok(())
     }
-    Ok(())
+
+    /// The first line of the report: what was played.
+    pub fn headline(&self, moves: impl std::fmt::Display) -> String {
+        format!(
+            "{}, {} ms per move, {} games, {moves} moves",
+            self.path, self.ms, self.games
+        )
+    }
 }
 
 /// The median of `v` (sorted in place); 0 when empty.
