@@ -35,6 +35,14 @@ fn brandubh_with_input(args: &[&str], input: &str) -> Output {
     common::run_with_input(bin().args(args), input)
 }
 
+/// `brandubh play` against the tiny agent from `position`, with `input` typed.
+fn play_from(position: &str, input: &str) -> Output {
+    brandubh_with_input(
+        &["play", "--agent", s(tiny_agent()), "--position", position],
+        input,
+    )
+}
+
 /// A tiny agent file (C8xN1, Gumbel with 8 simulations), exported once through the CLI from
 /// a checkpoint laid out like a run's.
 fn tiny_agent() -> &'static Path {
@@ -323,16 +331,7 @@ fn play_explains_bad_input_and_goes_on() {
     assert!(text.contains("  last move "));
 
     // Rule 3, from a position with an empty Castle.
-    let o = brandubh_with_input(
-        &[
-            "play",
-            "--agent",
-            s(agent),
-            "--position",
-            "3A3/7/3D3/7/3K3/7/3A3 w",
-        ],
-        "d5-d4\n",
-    );
+    let o = play_from("3A3/7/3D3/7/3K3/7/3A3 w", "d5-d4\n");
     assert!(o.status.success());
     assert!(
         stdout(&o).contains(
@@ -348,16 +347,7 @@ fn play_explains_bad_input_and_goes_on() {
 fn play_ends_with_the_result_and_its_rule() {
     let agent = tiny_agent();
     // The King steps into the corner: White (the human) wins at once.
-    let o = brandubh_with_input(
-        &[
-            "play",
-            "--agent",
-            s(agent),
-            "--position",
-            "3A3/7/7/A6/7/7/1K1A3 w",
-        ],
-        "b1-a1\n",
-    );
+    let o = play_from("3A3/7/7/A6/7/7/1K1A3 w", "b1-a1\n");
     assert!(o.status.success());
     assert!(
         stdout(&o).ends_with(

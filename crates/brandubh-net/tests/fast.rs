@@ -12,7 +12,7 @@ use brandubh_net::encoding::POLICY_SIZE;
 use brandubh_net::{FastNet, NetConfig};
 use burn::module::Module;
 use burn::tensor::Device;
-use common::{assert_matches_burn, random_inputs, trained_model};
+use common::{assert_matches_burn, random_inputs, trained_model, unaligned_config};
 
 fn check(config: &NetConfig, batch_sizes: &[usize]) {
     let trained = trained_model(config, 3);
@@ -37,13 +37,7 @@ fn fast_path_matches_burn_default_config() {
 
 #[test]
 fn fast_path_matches_burn_with_unaligned_channels() {
-    // 12 channels pad to 32; 3 policy and value channels, odd hidden width.
-    let config = NetConfig::new()
-        .with_channels(12)
-        .with_blocks(2)
-        .with_policy_channels(3)
-        .with_value_channels(1)
-        .with_value_hidden(37);
+    let config = unaligned_config();
     check(&config, &[1, 17]);
 }
 

@@ -18,7 +18,7 @@ use brandubh_net::encoding::{NUM_PLANES, POLICY_SIZE};
 use brandubh_net::{NetConfig, onnx};
 use burn::module::Module;
 use burn::tensor::Device;
-use common::{assert_matches_burn, random_inputs, trained_model};
+use common::{assert_matches_burn, random_inputs, trained_model, unaligned_config};
 use prost::Message;
 
 // The subset of onnx.proto (https://github.com/onnx/onnx/blob/main/onnx/onnx.proto) the
@@ -311,12 +311,7 @@ fn interpret(graph: &GraphProto, input: Array) -> HashMap<String, Array> {
 
 #[test]
 fn onnx_model_decodes_and_computes_burns_outputs() {
-    let config = NetConfig::new()
-        .with_channels(12)
-        .with_blocks(2)
-        .with_policy_channels(3)
-        .with_value_channels(1)
-        .with_value_hidden(37);
+    let config = unaligned_config();
     let model = trained_model(&config, 3).valid();
     let bytes = onnx::to_onnx(&model.fold_batch_norm());
     let decoded = ModelProto::decode(bytes.as_slice()).expect("valid protobuf");

@@ -83,6 +83,17 @@ pub fn trained_model(config: &NetConfig, steps: usize) -> PolicyValueNet {
     trainer.into_model()
 }
 
+/// A shape the fast path must pad: 12 channels (to 32), 2 blocks, 3 policy channels, 1
+/// value channel, an odd hidden width.
+pub fn unaligned_config() -> NetConfig {
+    NetConfig::new()
+        .with_channels(12)
+        .with_blocks(2)
+        .with_policy_channels(3)
+        .with_value_channels(1)
+        .with_value_hidden(37)
+}
+
 /// The start position.
 pub fn start() -> Position {
     Position::start()
