@@ -7,39 +7,19 @@
 //! ```
 //! Arguments: agent file, milliseconds per move, games (default 50 ms, 10 games).
 
-use std::time::Duration;
+mod common;
 
-use brandubh_agent::{Agent, Budget};
-use brandubh_rules::Game;
+use common::{Setup, median};
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let path = args
-        .first()
-        .map_or("models/brandubh-v1.agent", String::as_str);
-    let ms: u64 = args.get(1).map_or(Ok(50), |s| s.parse())?;
-    let games: u64 = args.get(2).map_or(Ok(10), |s| s.parse())?;
-    let agent = Agent::load(path)?;
-    let budget = Budget::Time(Duration::from_millis(ms));
+fn main() -> common::Result<()> {
+    let setup = Setup::from_args()?;
     let (mut moves, mut new_with, mut reused, mut new_without) = (0u64, 0u64, 0u64, 0u64);
     let mut same = 0u64;
     // Root visits per move with reuse (new + kept) and without.
     let (mut roots_with, mut roots_without) = (Vec::new(), Vec::new());
-    for g in 0..games {
-        let mut with = agent.thinker(g)?;
-        let mut without = agent.thinker(g)?;
-        without.set_reuse(false);
-        let mut game = Game::default();
-        while !game.is_over() && game.ply() < 300 {
-            // Alternate which one searches first, so that neither always gets the warmer
-            // caches or the quieter moment.
-            let (a, b) = if game.ply() % 2 == 0 {
-                let a = with.think(&game, budget)?;
-                (a, without.think(&game, budget)?)
-            } else {
-                let b = without.think(&game, budget)?;
-                (with.think(&game, budget)?, b)
-            };
+    setup.side_by_side(
+        |without| without.set_reuse(false),
+        |a, b| {
             moves += 1;
             new_with += u64::from(a.simulations);
             reused += u64::from(a.reused);
@@ -47,12 +27,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             same += u64::from(a.best_move == b.best_move);
             roots_with.push(a.simulations + a.reused);
             roots_without.push(b.simulations);
-            game.play(a.best_move)?;
-        }
-        eprintln!("game {}: {} plies, {:?}", g + 1, game.ply(), game.outcome());
-    }
+        },
+        |g, game| eprintln!("game {}: {} plies, {:?}", g + 1, game.ply(), game.outcome()),
+    )?;
     let per = |n: u64| n as f64 / moves.max(1) as f64;
-    println!("{path}, {ms} ms per move, {games} games, {moves} moves");
+    println!("{}", setup.headline(moves));
     println!(
         "with reuse:    {:.0} new simulations per move + {:.0} visits kept = {:.0} at the root",
         per(new_with),
@@ -68,10 +47,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         (new_with + reused) as f64 / new_without.max(1) as f64,
         100.0 * same as f64 / moves.max(1) as f64
     );
-    let median = |v: &mut Vec<u32>| {
-        v.sort_unstable();
-        v.get(v.len() / 2).copied().unwrap_or(0)
-    };
     println!(
         "median root visits per move: {} with reuse, {} without (endgames, where most \
          simulations end on terminal positions and cost no network call, raise the means)",

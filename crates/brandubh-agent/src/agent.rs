@@ -99,18 +99,7 @@ impl Agent {
     pub fn from_bytes(bytes: &[u8], path: impl AsRef<Path>) -> Result<Agent, AgentError> {
         let path = path.as_ref();
         let (meta, weights) = parse(bytes, path)?;
-        let net = FastNet::from_safetensors(&meta.model, weights.to_vec()).map_err(|reason| {
-            AgentError::Weights {
-                path: path.to_path_buf(),
-                reason: brandubh_fs::one_line(&reason),
-            }
-        })?;
-        Ok(Agent {
-            net: Arc::new(net),
-            meta,
-            weights: weights.to_vec(),
-            path: path.to_path_buf(),
-        })
+        Agent::assemble(meta, weights.to_vec(), path)
     }
 
     /// Reads and checks the agent file at `path` (checksums included) and returns its
@@ -159,6 +148,12 @@ impl Agent {
         meta.exported_by = concat!("brandubh-agent ", env!("CARGO_PKG_VERSION")).to_owned();
         // Refuse to build what could not be loaded back.
         check_meta(&meta, &weights, path)?;
+        Agent::assemble(meta, weights, path)
+    }
+
+    /// The agent of checked `meta` and its `weights` (safetensors), read from or bound for
+    /// `path`.
+    fn assemble(meta: AgentMeta, weights: Vec<u8>, path: &Path) -> Result<Agent, AgentError> {
         let net = FastNet::from_safetensors(&meta.model, weights.clone()).map_err(|reason| {
             AgentError::Weights {
                 path: path.to_path_buf(),

@@ -279,25 +279,32 @@ enum Judge {
     NoDefender(&'static str),
 }
 
-/// What each known setting must be (defaults per the OTN specification).
-fn judge(key: &str) -> Option<(&'static str, Judge)> {
+/// What each known setting must be, with its default (per the OTN specification), in the
+/// order they are checked.
+const SETTINGS: &[(&str, &str, Judge)] = {
     use Judge::*;
-    Some(match key {
-        "dim" => ("", OneOf(&["7"], "(Brandubh is played on 7x7)")),
-        "name" => ("", Any),
-        "esc" => (
+    &[
+        ("dim", "", OneOf(&["7"], "(Brandubh is played on 7x7)")),
+        ("name", "", Any),
+        (
+            "esc",
             "c",
             OneOf(&["c"], "(the King escapes to a corner, not an edge)"),
         ),
-        "atkf" => (
+        (
+            "atkf",
             "y",
             OneOf(&["n"], "(White, the defenders, moves first: set atkf:n)"),
         ),
-        "ka" => ("y", OneOf(&["y"], "(the King is armed)")),
-        "kj" => ("n", OneOf(&["n"], "(the King does not jump)")),
-        "nj" | "cj" | "mj" | "gj" => ("n", Any),
-        "spd" => ("-1", OneOf(&["-1"], "(pieces move any distance)")),
-        "cor" => (
+        ("ka", "y", OneOf(&["y"], "(the King is armed)")),
+        ("kj", "n", OneOf(&["n"], "(the King does not jump)")),
+        ("nj", "n", Any),
+        ("cj", "n", Any),
+        ("mj", "n", Any),
+        ("gj", "n", Any),
+        ("spd", "-1", OneOf(&["-1"], "(pieces move any distance)")),
+        (
+            "cor",
             "default",
             OneOf(
                 &[
@@ -310,69 +317,138 @@ fn judge(key: &str) -> Option<(&'static str, Judge)> {
                 "(the corners are a1, a7, g1, g7)",
             ),
         ),
-        "cen" => (
+        (
+            "cen",
             "default",
             OneOf(&["default", "d4", "d4,"], "(the Castle is d4)"),
         ),
-        "afor" | "dfor" => ("", OneOf(&[""], "(Brandubh has no fortresses)")),
-        "sw" => ("n", OneOf(&["n"], "(no shieldwall captures)")),
-        "swf" => ("y", Any),
-        "efe" => ("n", OneOf(&["n"], "(no edge-fort escape)")),
-        "linc" => ("n", OneOf(&["n"], "(no Linnaean capture)")),
-        "ber" => ("n", OneOf(&["n"], "(no berserk moves)")),
-        "tfr" => (
+        ("afor", "", OneOf(&[""], "(Brandubh has no fortresses)")),
+        ("dfor", "", OneOf(&[""], "(Brandubh has no fortresses)")),
+        ("sw", "n", OneOf(&["n"], "(no shieldwall captures)")),
+        ("swf", "y", Any),
+        ("efe", "n", OneOf(&["n"], "(no edge-fort escape)")),
+        ("linc", "n", OneOf(&["n"], "(no Linnaean capture)")),
+        ("ber", "n", OneOf(&["n"], "(no berserk moves)")),
+        (
+            "tfr",
             "d",
             Anyway(
                 &[],
                 "a position's fifth occurrence wins for Black (rule 8.4)",
             ),
         ),
-        "ks" => (
+        (
+            "ks",
             "s",
             Anyway(
                 &[],
                 "the King is strong in the Castle only, weak elsewhere (rule 7)",
             ),
         ),
-        "surf" => (
+        (
+            "surf",
             "y",
             Anyway(
                 &["y"],
                 "Black wins by encircling all white pieces (rule 8.3)",
             ),
         ),
-        "corh" => (
+        (
+            "corh",
             "tcnkmTCNKM",
             Pieces("tTK", "(the corners are hostile to every piece)"),
         ),
-        "corp" => ("K", Pieces("K", "(only the King may pass a corner)")),
-        "cors" => ("K", Pieces("K", "(only the King may stop on a corner)")),
-        "corre" => (
+        (
+            "corp",
+            "K",
+            Pieces("K", "(only the King may pass a corner)"),
+        ),
+        (
+            "cors",
+            "K",
+            Pieces("K", "(only the King may stop on a corner)"),
+        ),
+        (
+            "corre",
             "tcnkmTCNKM",
             HasKing("(the King must be able to reach a corner)"),
         ),
-        "cenp" => (
+        (
+            "cenp",
             "tcnkmTCNKM",
             Pieces("K", "(only the King may pass the Castle: set cenp:K)"),
         ),
-        "cens" => ("K", Pieces("K", "(only the King may stop on the Castle)")),
-        "cenre" => ("tcnkmTCNKM", HasKing("(the King may return to the Castle)")),
-        "cenh" => (
+        (
+            "cens",
+            "K",
+            Pieces("K", "(only the King may stop on the Castle)"),
+        ),
+        (
+            "cenre",
+            "tcnkmTCNKM",
+            HasKing("(the King may return to the Castle)"),
+        ),
+        (
+            "cenh",
             "tcnkm",
             NoDefender("(the King's Castle is not hostile to defenders)"),
         ),
-        "cenhe" => (
+        (
+            "cenhe",
             "tcnkmTCNKM",
             PiecesKingAnyway(
                 "tT",
                 "(the empty Castle is hostile to attackers and defenders: cenhe:tT)",
             ),
         ),
-        "aforh" | "dforh" | "aforp" | "dforp" | "afors" | "dfors" | "aforre" | "dforre" => {
-            ("", Any)
+        ("aforh", "", Any),
+        ("dforh", "", Any),
+        ("aforp", "", Any),
+        ("dforp", "", Any),
+        ("afors", "", Any),
+        ("dfors", "", Any),
+        ("aforre", "", Any),
+        ("dforre", "", Any),
+    ]
+};
+
+/// Whether `key` is a setting this engine knows.
+fn is_known(key: &str) -> bool {
+    SETTINGS.iter().any(|(k, _, _)| *k == key)
+}
+
+fn refused(key: &str, value: &str, why: &'static str) -> OtnError {
+    OtnError::Refused {
+        key: key.to_owned(),
+        value: value.to_owned(),
+        why,
+    }
+}
+
+impl Judge {
+    /// Judges `key`'s `value`: refused, accepted, or accepted with a deviation to report.
+    fn check(&self, key: &str, value: &str) -> Result<Option<Deviation>, OtnError> {
+        let refuse = |why| Err(refused(key, value, why));
+        let report = |note| {
+            Ok(Some(Deviation {
+                key: key.to_owned(),
+                value: value.to_owned(),
+                note,
+            }))
+        };
+        match *self {
+            Judge::OneOf(values, why) if !values.contains(&value) => refuse(why),
+            Judge::Anyway(values, note) if !values.contains(&value) => report(note),
+            Judge::Pieces(want, why) if core_pieces(value, "tTK") != want => refuse(why),
+            Judge::PiecesKingAnyway(want, why) if core_pieces(value, "tT") != want => refuse(why),
+            Judge::PiecesKingAnyway(..) if value.contains('K') => {
+                report("the empty Castle is not hostile to the King (rule 7)")
+            }
+            Judge::HasKing(why) if !value.contains('K') => refuse(why),
+            Judge::NoDefender(why) if value.contains('T') => refuse(why),
+            _ => Ok(None),
         }
-        _ => return None,
-    })
+    }
 }
 
 /// The letters of `list` among `t`, `T` and `K`, in that order.
@@ -386,84 +462,32 @@ fn core_pieces(list: &str, among: &str) -> String {
 pub fn check_rules(rules: &str) -> Result<Vec<Deviation>, OtnError> {
     let settings = parse_rules(rules)?;
     let mut deviations = Vec::new();
-    let refuse = |key: &str, value: &str, why: &'static str| OtnError::Refused {
-        key: key.to_owned(),
-        value: value.to_owned(),
-        why,
-    };
-    let known = [
-        "dim", "esc", "atkf", "ka", "kj", "spd", "cor", "cen", "afor", "dfor", "sw", "efe", "linc",
-        "ber", "tfr", "ks", "surf", "corh", "corp", "cors", "corre", "cenp", "cens", "cenre",
-        "cenh", "cenhe",
-    ];
-    let value_of = |key: &str| {
-        settings
+    for (key, default, rule) in SETTINGS {
+        let value = settings
             .iter()
             .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
-    };
-    for key in known {
-        let Some((default, rule)) = judge(key) else {
-            continue;
-        };
-        let value = value_of(key).unwrap_or(default);
-        match rule {
-            Judge::Any => {}
-            Judge::OneOf(values, why) => {
-                if !values.contains(&value) {
-                    return Err(refuse(key, value, why));
-                }
-            }
-            Judge::Anyway(values, note) => {
-                if !values.contains(&value) {
-                    deviations.push(Deviation {
-                        key: key.to_owned(),
-                        value: value.to_owned(),
-                        note,
-                    });
-                }
-            }
-            Judge::Pieces(want, why) => {
-                if core_pieces(value, "tTK") != want {
-                    return Err(refuse(key, value, why));
-                }
-            }
-            Judge::PiecesKingAnyway(want, why) => {
-                if core_pieces(value, "tT") != want {
-                    return Err(refuse(key, value, why));
-                }
-                if value.contains('K') {
-                    deviations.push(Deviation {
-                        key: key.to_owned(),
-                        value: value.to_owned(),
-                        note: "the empty Castle is not hostile to the King (rule 7)",
-                    });
-                }
-            }
-            Judge::HasKing(why) => {
-                if !value.contains('K') {
-                    return Err(refuse(key, value, why));
-                }
-            }
-            Judge::NoDefender(why) => {
-                if value.contains('T') {
-                    return Err(refuse(key, value, why));
-                }
-            }
-        }
+            .map_or(*default, |(_, v)| v.as_str());
+        deviations.extend(rule.check(key, value)?);
     }
-    for (key, value) in &settings {
+    deviations.extend(check_start_and_unknown(&settings)?);
+    Ok(deviations)
+}
+
+/// The start position must be Brandubh's; settings this engine does not know are reported.
+fn check_start_and_unknown(settings: &[(String, String)]) -> Result<Vec<Deviation>, OtnError> {
+    let mut deviations = Vec::new();
+    for (key, value) in settings {
         if key == "start" || key == "starti" {
             let start = parse_position(value, Side::White)
-                .map_err(|_| refuse(key, value, "(not a 7x7 Brandubh position)"))?;
+                .map_err(|_| refused(key, value, "(not a 7x7 Brandubh position)"))?;
             if start != Position::start() {
-                return Err(refuse(
+                return Err(refused(
                     key,
                     value,
                     "(Brandubh starts from the standard position)",
                 ));
             }
-        } else if judge(key).is_none() {
+        } else if !is_known(key) {
             deviations.push(Deviation {
                 key: key.clone(),
                 value: value.clone(),

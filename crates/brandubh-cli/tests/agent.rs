@@ -7,6 +7,8 @@
     reason = "tests may unwrap: a panic is a failed test"
 )]
 
+mod common;
+
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -16,10 +18,12 @@ use std::time::Duration;
 
 use brandubh_net::checkpoint::{self, SaveOptions};
 use brandubh_net::{Device, NetConfig};
+use common::{s, stderr, stdout, temp_dir};
 
+/// The binary, logging warnings only.
 fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_brandubh"));
-    c.env("NO_COLOR", "1").env("RUST_LOG", "warn");
+    let mut c = common::bin();
+    c.env("RUST_LOG", "warn");
     c
 }
 
@@ -27,38 +31,16 @@ fn brandubh(args: &[&str]) -> Output {
     bin().args(args).output().expect("the brandubh binary runs")
 }
 
-/// Runs `brandubh ARGS` with `input` on stdin.
 fn brandubh_with_input(args: &[&str], input: &str) -> Output {
-    let mut child = bin()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the brandubh binary runs");
-    let mut stdin = child.stdin.take().unwrap();
-    // A command that fails before reading its input closes the pipe: not an error here.
-    let _ = stdin.write_all(input.as_bytes());
-    drop(stdin);
-    child.wait_with_output().unwrap()
+    common::run_with_input(bin().args(args), input)
 }
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// A fresh directory in Cargo's scratch directory for integration tests (inside the target
-/// directory), removed on drop.
-fn temp_dir() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
+/// `brandubh play` against the tiny agent from `position`, with `input` typed.
+fn play_from(position: &str, input: &str) -> Output {
+    brandubh_with_input(
+        &["play", "--agent", s(tiny_agent()), "--position", position],
+        input,
+    )
 }
 
 /// A tiny agent file (C8xN1, Gumbel with 8 simulations), exported once through the CLI from
@@ -349,16 +331,7 @@ fn play_explains_bad_input_and_goes_on() {
     assert!(text.contains("  last move "));
 
     // Rule 3, from a position with an empty Castle.
-    let o = brandubh_with_input(
-        &[
-            "play",
-            "--agent",
-            s(agent),
-            "--position",
-            "3A3/7/3D3/7/3K3/7/3A3 w",
-        ],
-        "d5-d4\n",
-    );
+    let o = play_from("3A3/7/3D3/7/3K3/7/3A3 w", "d5-d4\n");
     assert!(o.status.success());
     assert!(
         stdout(&o).contains(
@@ -374,16 +347,7 @@ fn play_explains_bad_input_and_goes_on() {
 fn play_ends_with_the_result_and_its_rule() {
     let agent = tiny_agent();
     // The King steps into the corner: White (the human) wins at once.
-    let o = brandubh_with_input(
-        &[
-            "play",
-            "--agent",
-            s(agent),
-            "--position",
-            "3A3/7/7/A6/7/7/1K1A3 w",
-        ],
-        "b1-a1\n",
-    );
+    let o = play_from("3A3/7/7/A6/7/7/1K1A3 w", "b1-a1\n");
     assert!(o.status.success());
     assert!(
         stdout(&o).ends_with(

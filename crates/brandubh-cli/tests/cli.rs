@@ -6,25 +6,9 @@
     reason = "tests may unwrap: a panic is a failed test"
 )]
 
-use std::process::{Command, Output};
+mod common;
 
-fn brandubh(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_brandubh"))
-        .args(args)
-        .output()
-        .expect("the brandubh binary runs")
-}
-
-fn stdout_lines(o: &Output) -> Vec<String> {
-    String::from_utf8_lossy(&o.stdout)
-        .lines()
-        .map(str::to_owned)
-        .collect()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use common::{brandubh, stderr, stdout_lines};
 
 #[test]
 fn perft_prints_the_count_on_the_last_line() {

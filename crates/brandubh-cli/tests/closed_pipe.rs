@@ -9,8 +9,10 @@
     reason = "tests may unwrap: a panic is a failed test"
 )]
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use brandubh_net::checkpoint::{self, SaveOptions};
 use brandubh_net::{Device, NetConfig};
@@ -20,10 +22,9 @@ use brandubh_net::{Device, NetConfig};
 fn ends_quietly(args: &[&str]) {
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
-    let o = Command::new(env!("CARGO_BIN_EXE_brandubh"))
+    let o = common::bin()
         .args(args)
         .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
-        .env("NO_COLOR", "1")
         .stdin(Stdio::null())
         .stdout(writer)
         .stderr(Stdio::piped())

@@ -13,6 +13,8 @@
     reason = "tests may unwrap: a panic is a failed test"
 )]
 
+mod common;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
@@ -22,8 +24,6 @@ use std::time::{Duration, Instant};
 
 use brandubh_agent::clock::{SideClock, TimeManager};
 use brandubh_agent::otn;
-use brandubh_agent::{Agent, AgentMeta, SourceInfo, TrainingInfo};
-use brandubh_net::{Device, NetConfig};
 use brandubh_rules::{Game, Move, Position, Side};
 use brandubh_search::SearchSettings;
 use rand::seq::IndexedRandom;
@@ -42,23 +42,9 @@ fn tiny_agent() -> &'static Path {
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
             .join(format!("brandubh-cli-engine-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let device = Device::flex();
-        device.seed(17);
-        let model = NetConfig::new()
-            .with_channels(8)
-            .with_blocks(1)
-            .init(&device);
-        let meta = AgentMeta::new(
-            "tiny",
-            SearchSettings::new(brandubh_search::Algorithm::Puct, 8),
-            TrainingInfo::default(),
-            SourceInfo::default(),
-        );
         let path = dir.join("tiny.agent");
-        Agent::from_model(&model, meta, &path)
-            .unwrap()
-            .save(&path)
-            .unwrap();
+        let search = SearchSettings::new(brandubh_search::Algorithm::Puct, 8);
+        common::save_tiny_agent(&path, 17, search);
         path
     })
 }

@@ -6,38 +6,27 @@
     reason = "tests may unwrap: a panic is a failed test"
 )]
 
-use std::process::{Command, Output};
+mod common;
 
 use brandubh_net::checkpoint::{self, SaveOptions};
 use brandubh_net::{Device, NetConfig};
+use common::{brandubh, stderr, stdout};
 
-fn brandubh(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_brandubh"))
-        .args(args)
-        .output()
-        .expect("the brandubh binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+/// Four matches of random against greedy, seed 3, as JSON.
+const SEEDED_MATCH: [&str; 8] = [
+    "match",
+    "random",
+    "greedy",
+    "--matches",
+    "4",
+    "--json",
+    "--seed",
+    "3",
+];
 
 #[test]
 fn match_json_has_the_documented_shape() {
-    let o = brandubh(&[
-        "match",
-        "random",
-        "greedy",
-        "--matches",
-        "4",
-        "--json",
-        "--seed",
-        "3",
-    ]);
+    let o = brandubh(&SEEDED_MATCH);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("seed 3"), "{}", stderr(&o));
     let out = stdout(&o);
@@ -80,16 +69,7 @@ fn match_json_has_the_documented_shape() {
         assert!(["a_wins", "b_wins", "draw"].contains(&m["result"].as_str().unwrap()));
     }
     // The same seed gives the same matches.
-    let again = brandubh(&[
-        "match",
-        "random",
-        "greedy",
-        "--matches",
-        "4",
-        "--json",
-        "--seed",
-        "3",
-    ]);
+    let again = brandubh(&SEEDED_MATCH);
     let w: serde_json::Value = serde_json::from_str(&stdout(&again)).unwrap();
     assert_eq!(w["match_records"], v["match_records"]);
 }

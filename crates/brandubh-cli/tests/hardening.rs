@@ -7,38 +7,11 @@
     reason = "tests may unwrap: a panic is a failed test"
 )]
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
 
-fn brandubh(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_brandubh"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the brandubh binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// The `error: …` lines of stderr.
-fn error_lines(o: &Output) -> Vec<String> {
-    stderr(o)
-        .lines()
-        .filter(|l| l.starts_with("error"))
-        .map(str::to_owned)
-        .collect()
-}
-
-/// A fresh directory in Cargo's scratch directory for integration tests, removed on drop.
-fn temp_dir() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("create a temporary directory")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("temporary paths are UTF-8")
-}
+use common::{brandubh, error_lines, s, stderr, temp_dir};
 
 /// Library errors that print their source and also return it as `source()` used to show
 /// it twice (`cannot read: No such file …: No such file …`).
@@ -346,11 +319,8 @@ fn bad_invocations_of_every_subcommand_fail_with_a_usage_message() {
     ];
     let mut failures = Vec::new();
     for case in &cases {
-        let o = Command::new(env!("CARGO_BIN_EXE_brandubh"))
-            .args(&case.args)
-            .env("NO_COLOR", "1")
-            .output()
-            .expect("the brandubh binary runs");
+        let args: Vec<&str> = case.args.iter().map(String::as_str).collect();
+        let o = brandubh(&args);
         let err = stderr(&o);
         let problem = if o.status.success() {
             Some("exit status 0")
@@ -482,6 +452,43 @@ fn check_damaged(args: &[&str], file: &str, expect: Expect) -> Result<String, St
     }
 }
 
+/// A quick ladder of `run`'s checkpoints against random: one match each, no plot.
+fn ladder_args(run: &str) -> Vec<&str> {
+    vec![
+        "ladder",
+        run,
+        "--matches",
+        "1",
+        "--sims",
+        "2",
+        "--ply-cap",
+        "8",
+        "--neighbours",
+        "0",
+        "--no-plot",
+        "--baselines",
+        "random",
+    ]
+}
+
+/// The rows of the damaged-files report, and the problems found.
+#[derive(Default)]
+struct Findings {
+    report: Vec<String>,
+    failures: Vec<String>,
+}
+
+impl Findings {
+    /// Checks `args` against the damaged `file` (see [`check_damaged`]): the message joins
+    /// the report after `row`, or the problem joins the failures after `case`.
+    fn check(&mut self, args: &[&str], file: &str, expect: Expect, row: String, case: String) {
+        match check_damaged(args, file, expect) {
+            Ok(message) => self.report.push(format!("{row} | {message}")),
+            Err(problem) => self.failures.push(format!("{case}: {problem}")),
+        }
+    }
+}
+
 /// Damaged chunks, checkpoints, configurations and run files: every command that reads
 /// one names the file and the problem in one line and exits non-zero; a damaged replay
 /// chunk during training is skipped with a warning.
@@ -497,9 +504,15 @@ fn damaged_files_are_reported_in_one_line() {
     let three = tmp.path().join("three.toml");
     std::fs::write(&three, text.replace("iterations = 2", "iterations = 3")).unwrap();
     let three = s(&three);
-    let mut report = Vec::new();
-    let mut failures = Vec::new();
+    let mut found = Findings::default();
     let mut case = 0;
+    // A fresh copy of the base run to damage.
+    let mut copy_of_base = || {
+        case += 1;
+        let run = tmp.path().join(format!("case{case}"));
+        copy_dir(&base, &run);
+        run
+    };
 
     let run_files = [
         (
@@ -523,9 +536,7 @@ fn damaged_files_are_reported_in_one_line() {
     ];
     for (file, on_train, on_eval) in run_files {
         for how in DAMAGES {
-            case += 1;
-            let run = tmp.path().join(format!("case{case}"));
-            copy_dir(&base, &run);
+            let run = copy_of_base();
             damage(&run.join(file), how);
             let r = s(&run);
             let ckpt = format!("ckpt:{r}/checkpoints/iter-000002@sims=2");
@@ -542,19 +553,7 @@ fn damaged_files_are_reported_in_one_line() {
                 let mut m = vec!["match", latest.as_str(), "random"];
                 m.extend(fast);
                 commands.push((m, on_eval));
-                let ladder = [
-                    "ladder",
-                    r,
-                    "--matches",
-                    "1",
-                    "--sims",
-                    "2",
-                    "--ply-cap",
-                    "8",
-                ];
-                let mut l = ladder.to_vec();
-                l.extend(["--neighbours", "0", "--no-plot", "--baselines", "random"]);
-                commands.push((l, on_eval));
+                commands.push((ladder_args(r), on_eval));
             }
             // export reads the latest checkpoint's weights and the run's configuration.
             let exported = format!("{r}.agent");
@@ -575,12 +574,14 @@ fn damaged_files_are_reported_in_one_line() {
                 file
             };
             for (args, expect) in commands {
-                match check_damaged(&args, named, expect) {
-                    Ok(message) => {
-                        report.push(format!("{} | {file} | {how:?} | {message}", args[0]))
-                    }
-                    Err(problem) => failures.push(format!("{args:?} {file} {how:?}: {problem}")),
-                }
+                let row = format!("{} | {file} | {how:?}", args[0]);
+                found.check(
+                    &args,
+                    named,
+                    expect,
+                    row,
+                    format!("{args:?} {file} {how:?}"),
+                );
             }
         }
     }
@@ -605,10 +606,8 @@ fn damaged_files_are_reported_in_one_line() {
             vec!["train", "--quiet", "--config", p, "--run", s(&fresh)],
             vec!["bench", "--config", p, "--games", "1", "--seconds", "0.01"],
         ] {
-            match check_damaged(&args, p, Expect::Error) {
-                Ok(message) => report.push(format!("{} | --config | {name} | {message}", args[0])),
-                Err(problem) => failures.push(format!("{args:?} {name}: {problem}")),
-            }
+            let row = format!("{} | --config | {name}", args[0]);
+            found.check(&args, p, Expect::Error, row, format!("{args:?} {name}"));
         }
         assert!(!fresh.exists(), "a damaged configuration started a run");
     }
@@ -624,58 +623,40 @@ fn damaged_files_are_reported_in_one_line() {
         ("FlipHeader", &flip_first_line, Expect::Error),
     ];
     for (how, hurt, expect) in metrics_damages {
-        case += 1;
-        let run = tmp.path().join(format!("case{case}"));
-        copy_dir(&base, &run);
+        let run = copy_of_base();
         let path = run.join("metrics.jsonl");
         let mut bytes = std::fs::read(&path).unwrap();
         hurt(&mut bytes);
         std::fs::write(&path, bytes).unwrap();
         let args = ["train", "--quiet", "--config", three, "--run", s(&run)];
-        match check_damaged(&args, "metrics.jsonl", expect) {
-            Ok(message) => report.push(format!("train | metrics.jsonl | {how} | {message}")),
-            Err(problem) => failures.push(format!("metrics.jsonl {how}: {problem}")),
-        }
+        let row = format!("train | metrics.jsonl | {how}");
+        found.check(
+            &args,
+            "metrics.jsonl",
+            expect,
+            row,
+            format!("metrics.jsonl {how}"),
+        );
     }
 
     // The ladder's stored games.
-    let ladder = |run: &str| {
-        let mut a = vec![
-            "ladder",
-            run,
-            "--matches",
-            "1",
-            "--sims",
-            "2",
-            "--ply-cap",
-            "8",
-        ];
-        a.extend(["--neighbours", "0", "--no-plot", "--baselines", "random"]);
-        a.into_iter().map(str::to_owned).collect::<Vec<_>>()
-    };
-    let o = brandubh(
-        &ladder(s(&base))
-            .iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>(),
-    );
+    let o = brandubh(&ladder_args(s(&base)));
     assert!(o.status.success(), "{}", stderr(&o));
     // (A flip inside a string can give another valid line: stored results of an agent
     // that is not in the ladder are kept and ignored.)
     {
         let how = Damage::Truncate;
-        case += 1;
-        let run = tmp.path().join(format!("case{case}"));
-        copy_dir(&base, &run);
+        let run = copy_of_base();
         damage(&run.join("ladder/games.jsonl"), how);
-        let args = ladder(s(&run));
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        match check_damaged(&args, "games.jsonl", Expect::Error) {
-            Ok(message) => {
-                report.push(format!("ladder | ladder/games.jsonl | {how:?} | {message}"))
-            }
-            Err(problem) => failures.push(format!("games.jsonl {how:?}: {problem}")),
-        }
+        let row = format!("ladder | ladder/games.jsonl | {how:?}");
+        let args = ladder_args(s(&run));
+        found.check(
+            &args,
+            "games.jsonl",
+            Expect::Error,
+            row,
+            format!("games.jsonl {how:?}"),
+        );
     }
 
     // An agent file: play, analyze and match read it.
@@ -692,13 +673,20 @@ fn damaged_files_are_reported_in_one_line() {
             vec!["analyze", "--agent", p, "--sims", "2"],
             vec!["match", &spec, "random", "--matches", "1", "--ply-cap", "8"],
         ] {
-            match check_damaged(&args, &name, Expect::Error) {
-                Ok(message) => report.push(format!("{} | .agent | {how:?} | {message}", args[0])),
-                Err(problem) => failures.push(format!("{args:?} {how:?}: {problem}")),
-            }
+            let row = format!("{} | .agent | {how:?}", args[0]);
+            found.check(
+                &args,
+                &name,
+                Expect::Error,
+                row,
+                format!("{args:?} {how:?}"),
+            );
         }
     }
 
-    eprintln!("command | file | damage | message\n{}", report.join("\n"));
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    eprintln!(
+        "command | file | damage | message\n{}",
+        found.report.join("\n")
+    );
+    assert!(found.failures.is_empty(), "{}", found.failures.join("\n"));
 }

@@ -7,49 +7,21 @@
     reason = "tests may unwrap: a panic is a failed test"
 )]
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-use brandubh_agent::{Agent, AgentMeta, SourceInfo, TrainingInfo};
-use brandubh_net::{Device, NetConfig};
 use brandubh_search::SearchSettings;
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("brandubh-cli-serve-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn tiny_agent(dir: &Path) -> PathBuf {
-    let device = Device::flex();
-    device.seed(3);
-    let model = NetConfig::new()
-        .with_channels(8)
-        .with_blocks(1)
-        .init(&device);
-    let meta = AgentMeta::new(
-        "tiny",
-        SearchSettings::default(),
-        TrainingInfo::default(),
-        SourceInfo::default(),
-    );
-    let path = dir.join("tiny.agent");
-    Agent::from_model(&model, meta, &path)
-        .unwrap()
-        .save(&path)
-        .unwrap();
-    path
-}
+use common::{bin, save_tiny_agent, temp_dir};
 
 #[test]
 fn serve_prints_its_loopback_url_and_answers_there() {
-    let dir = temp_dir("ok");
-    let agent = tiny_agent(&dir);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_brandubh"))
+    let tmp = temp_dir();
+    let agent = tmp.path().join("tiny.agent");
+    save_tiny_agent(&agent, 3, SearchSettings::default());
+    let mut child = bin()
         .args([
             "serve",
             "--agent",
@@ -101,10 +73,10 @@ fn serve_prints_its_loopback_url_and_answers_there() {
 
 #[test]
 fn serve_with_a_bad_agent_file_fails_with_one_line() {
-    let dir = temp_dir("bad");
-    let bad = dir.join("bad.agent");
+    let tmp = temp_dir();
+    let bad = tmp.path().join("bad.agent");
     std::fs::write(&bad, b"nope").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_brandubh"))
+    let out = bin()
         .args([
             "serve",
             "--agent",

@@ -6,14 +6,16 @@
     reason = "tests may unwrap: a panic is a failed test"
 )]
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
 
+use std::path::Path;
+use std::process::Output;
+
+/// Runs the binary from the repository root (the configurations are named from there).
 fn brandubh(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_brandubh"))
+    common::bin()
         .args(args)
         .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
-        .env("NO_COLOR", "1")
         .output()
         .expect("the brandubh binary runs")
 }
@@ -23,27 +25,19 @@ fn train_tiny_runs_and_continues() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
     let run = dir.to_str().unwrap();
-    let o = brandubh(&[
+    let train = [
         "train",
         "--config",
         "configs/tiny.toml",
         "--run",
         run,
         "--quiet",
-        "--iterations",
-        "1",
-    ]);
+    ];
+    let o = brandubh(&[&train[..], &["--iterations", "1"]].concat());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     assert!(err.contains("iteration 1:"), "{err}");
-    let o = brandubh(&[
-        "train",
-        "--config",
-        "configs/tiny.toml",
-        "--run",
-        run,
-        "--quiet",
-    ]);
+    let o = brandubh(&train);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     assert!(

@@ -246,6 +246,21 @@ pub fn fit(
     if anchor >= n {
         return Err(EloError::BadAnchor { anchor, players: n });
     }
+    let pairs = with_prior(results, n, config.prior_draws)?;
+    check_connected(names, &pairs, anchor)?;
+    let params = FreeParams::new(n, anchor);
+    let no_convergence = EloError::NoConvergence {
+        iterations: config.max_iterations,
+    };
+    let theta = maximise(&pairs, &params, config.max_iterations).ok_or(no_convergence.clone())?;
+    let (_, info) = gradient_and_information(&theta, &pairs, &params.slot, params.len());
+    let covariance = invert(&info).ok_or(no_convergence)?;
+    Ok(params.ratings(&theta, &covariance))
+}
+
+/// The pairs that played, each with [`FitConfig::prior_draws`] virtual draws added; an
+/// error for a result naming a player out of range or a player against itself.
+fn with_prior(results: &Results, n: usize, prior_draws: f64) -> Result<Vec<PairScore>, EloError> {
     let mut pairs: Vec<PairScore> = Vec::new();
     for s in results.pairs() {
         if s.a >= n || s.b >= n || s.a == s.b {
@@ -257,77 +272,105 @@ pub fn fit(
         }
         if s.games > 0.0 {
             pairs.push(PairScore {
-                a_points: s.a_points + 0.5 * config.prior_draws,
-                games: s.games + config.prior_draws,
+                a_points: s.a_points + 0.5 * prior_draws,
+                games: s.games + prior_draws,
                 ..*s
             });
         }
     }
-    check_connected(names, &pairs, anchor)?;
+    Ok(pairs)
+}
 
-    // Free parameters: every player but the anchor, in order.
-    let free: Vec<usize> = (0..n).filter(|&i| i != anchor).collect();
-    let mut slot = vec![usize::MAX; n];
-    for (k, &i) in free.iter().enumerate() {
-        slot[i] = k;
+/// The fit's free parameters: every player but the anchor, in order.
+struct FreeParams {
+    anchor: usize,
+    /// The players, by parameter index.
+    free: Vec<usize>,
+    /// Each player's parameter index (`usize::MAX` for the anchor).
+    slot: Vec<usize>,
+}
+
+impl FreeParams {
+    fn new(n: usize, anchor: usize) -> FreeParams {
+        let free: Vec<usize> = (0..n).filter(|&i| i != anchor).collect();
+        let mut slot = vec![usize::MAX; n];
+        for (k, &i) in free.iter().enumerate() {
+            slot[i] = k;
+        }
+        FreeParams { anchor, free, slot }
     }
-    let m = free.len();
-    let mut theta = vec![0.0f64; n];
-    let mut ll = log_likelihood(&theta, &pairs);
+
+    fn len(&self) -> usize {
+        self.free.len()
+    }
+
+    /// The ratings at the optimum `theta`, with standard errors from `covariance` (the
+    /// inverse information, over the free parameters).
+    fn ratings(&self, theta: &[f64], covariance: &[f64]) -> Vec<Rating> {
+        let m = self.len();
+        (0..theta.len())
+            .map(|i| {
+                let elo = theta[i] * ELO_PER_NAT;
+                let stderr = if i == self.anchor {
+                    0.0
+                } else {
+                    let k = self.slot[i];
+                    covariance[k * m + k].max(0.0).sqrt() * ELO_PER_NAT
+                };
+                Rating {
+                    elo,
+                    stderr,
+                    low: elo - Z95 * stderr,
+                    high: elo + Z95 * stderr,
+                }
+            })
+            .collect()
+    }
+}
+
+/// The maximum-likelihood strengths (natural-log odds, the anchor at 0): Newton's method
+/// with step halving; `None` when it does not converge within `max_iterations`.
+fn maximise(pairs: &[PairScore], params: &FreeParams, max_iterations: u32) -> Option<Vec<f64>> {
+    let m = params.len();
+    let mut theta = vec![0.0f64; params.slot.len()];
+    let mut ll = log_likelihood(&theta, pairs);
     let mut converged = m == 0;
-    for _ in 0..config.max_iterations {
+    for _ in 0..max_iterations {
         if converged {
             break;
         }
-        let (grad, info) = gradient_and_information(&theta, &pairs, &slot, m);
-        let Some(step) = solve(&info, &grad) else {
-            return Err(EloError::NoConvergence {
-                iterations: config.max_iterations,
-            });
-        };
-        let mut scale = 1.0;
-        loop {
-            let mut next = theta.clone();
-            for (k, &i) in free.iter().enumerate() {
-                next[i] += scale * step[k];
-            }
-            let next_ll = log_likelihood(&next, &pairs);
-            if next_ll >= ll - 1e-12 || scale < 1e-6 {
-                let change = step.iter().fold(0.0f64, |a, s| a.max((scale * s).abs()));
-                theta = next;
-                ll = next_ll;
-                converged = change < 1e-9;
-                break;
-            }
-            scale *= 0.5;
+        let (grad, info) = gradient_and_information(&theta, pairs, &params.slot, m);
+        let step = solve(&info, &grad)?;
+        let (next, next_ll, change) = halve_until_better(&theta, &step, ll, pairs, params);
+        theta = next;
+        ll = next_ll;
+        converged = change < 1e-9;
+    }
+    converged.then_some(theta)
+}
+
+/// One damped Newton step: `step` halved until the likelihood does not fall (or the step
+/// is tiny). Returns the new strengths, their log-likelihood and the largest change.
+fn halve_until_better(
+    theta: &[f64],
+    step: &[f64],
+    ll: f64,
+    pairs: &[PairScore],
+    params: &FreeParams,
+) -> (Vec<f64>, f64, f64) {
+    let mut scale = 1.0;
+    loop {
+        let mut next = theta.to_vec();
+        for (k, &i) in params.free.iter().enumerate() {
+            next[i] += scale * step[k];
         }
+        let next_ll = log_likelihood(&next, pairs);
+        if next_ll >= ll - 1e-12 || scale < 1e-6 {
+            let change = step.iter().fold(0.0f64, |a, s| a.max((scale * s).abs()));
+            return (next, next_ll, change);
+        }
+        scale *= 0.5;
     }
-    if !converged {
-        return Err(EloError::NoConvergence {
-            iterations: config.max_iterations,
-        });
-    }
-    let (_, info) = gradient_and_information(&theta, &pairs, &slot, m);
-    let covariance = invert(&info).ok_or(EloError::NoConvergence {
-        iterations: config.max_iterations,
-    })?;
-    Ok((0..n)
-        .map(|i| {
-            let elo = theta[i] * ELO_PER_NAT;
-            let stderr = if i == anchor {
-                0.0
-            } else {
-                let k = slot[i];
-                covariance[k * m + k].max(0.0).sqrt() * ELO_PER_NAT
-            };
-            Rating {
-                elo,
-                stderr,
-                low: elo - Z95 * stderr,
-                high: elo + Z95 * stderr,
-            }
-        })
-        .collect())
 }
 
 /// Every player must be reachable from the anchor through pairs that played.

@@ -6,6 +6,8 @@
 use std::path::Path;
 
 use brandubh_run::plot::{FONT_FAMILY as FAMILY, render_png_with};
+use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use crate::error::EvalError;
@@ -64,46 +66,51 @@ pub fn write_plot(
     })
 }
 
-fn draw(
-    title: &str,
-    curve: &[CurvePoint],
-    baselines: &[(String, f64)],
-    size: (u32, u32),
-    buf: &mut [u8],
-) -> Result<(), String> {
-    let err = |e: &dyn std::fmt::Display| e.to_string();
-    let curve: Vec<CurvePoint> = curve
-        .iter()
-        .filter(|p| p.step.is_finite() && p.elo.is_finite())
-        .copied()
-        .collect();
-    let baselines: Vec<&(String, f64)> = baselines.iter().filter(|b| b.1.is_finite()).collect();
+type Chart<'a, 'b> =
+    ChartContext<'a, BitMapBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
-    let (mut x0, mut x1) = curve
+fn err(e: &dyn std::fmt::Display) -> String {
+    e.to_string()
+}
+
+/// The steps on the x axis: the curve's, padded by 3 %; widened around a single one.
+fn x_range(curve: &[CurvePoint]) -> (f64, f64) {
+    let (x0, x1) = curve
         .iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
             (a.min(p.step), b.max(p.step))
         });
     if x0 > x1 {
-        (x0, x1) = (0.0, 1.0);
+        (0.0, 1.0)
     } else if x0 == x1 {
-        (x0, x1) = (x0 - 1.0, x1 + 1.0);
+        (x0 - 1.0, x1 + 1.0)
     } else {
         let pad = (x1 - x0) * 0.03;
-        (x0, x1) = (x0 - pad, x1 + pad);
+        (x0 - pad, x1 + pad)
     }
+}
+
+/// The Elo range showing 0, every point with its interval and every baseline, padded by
+/// 8 % (at least 20).
+fn y_range(curve: &[CurvePoint], baselines: &[&(String, f64)]) -> (f64, f64) {
     let ys = curve
         .iter()
         .flat_map(|p| [p.elo, p.low, p.high])
         .chain(baselines.iter().map(|b| b.1))
         .filter(|v| v.is_finite());
-    let (mut y0, mut y1) = ys.fold((0.0f64, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
+    let (y0, y1) = ys.fold((0.0f64, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
     let pad = ((y1 - y0) * 0.08).max(20.0);
-    (y0, y1) = (y0 - pad, y1 + pad);
+    (y0 - pad, y1 + pad)
+}
 
-    let root = BitMapBackend::with_buffer(buf, size).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
-    let mut chart = ChartBuilder::on(&root)
+/// The caption, axes and grid.
+fn draw_axes<'a, 'b>(
+    root: &'a DrawingArea<BitMapBackend<'b>, Shift>,
+    title: &str,
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+) -> Result<Chart<'a, 'b>, String> {
+    let mut chart = ChartBuilder::on(root)
         .caption(title, (FAMILY, 24))
         .margin(16)
         .x_label_area_size(46)
@@ -122,7 +129,15 @@ fn draw(
         .bold_line_style(BLACK.mix(0.12))
         .draw()
         .map_err(|e| err(&e))?;
+    Ok(chart)
+}
 
+/// Each baseline as a horizontal line across the plot, labelled with its Elo.
+fn draw_baselines(
+    chart: &mut Chart<'_, '_>,
+    baselines: &[&(String, f64)],
+    (x0, x1): (f64, f64),
+) -> Result<(), String> {
     for (i, (name, elo)) in baselines.iter().enumerate() {
         let color = BASELINE_COLORS[i % BASELINE_COLORS.len()];
         chart
@@ -136,34 +151,68 @@ fn draw(
                 PathElement::new(vec![(x, y), (x + 22, y)], color.stroke_width(3))
             });
     }
+    Ok(())
+}
+
+/// The checkpoints: interval bars (clipped to the plot), the line and its points.
+fn draw_curve(
+    chart: &mut Chart<'_, '_>,
+    curve: &[CurvePoint],
+    (y0, y1): (f64, f64),
+) -> Result<(), String> {
+    let bar_style = BLUE_.mix(0.55).stroke_width(1);
+    chart
+        .draw_series(curve.iter().map(|p| {
+            let low = if p.low.is_finite() { p.low.max(y0) } else { y0 };
+            let high = if p.high.is_finite() {
+                p.high.min(y1)
+            } else {
+                y1
+            };
+            PathElement::new(vec![(p.step, low), (p.step, high)], bar_style)
+        }))
+        .map_err(|e| err(&e))?;
+    chart
+        .draw_series(LineSeries::new(
+            curve.iter().map(|p| (p.step, p.elo)),
+            BLUE_.stroke_width(2),
+        ))
+        .map_err(|e| err(&e))?
+        .label("checkpoints (95% interval)")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], BLUE_.stroke_width(3)));
+    chart
+        .draw_series(
+            curve
+                .iter()
+                .map(|p| Circle::new((p.step, p.elo), 3, BLUE_.filled())),
+        )
+        .map_err(|e| err(&e))?;
+    Ok(())
+}
+
+/// Draws the plot of the finite points and baselines into an RGB buffer of `size`.
+fn draw(
+    title: &str,
+    curve: &[CurvePoint],
+    baselines: &[(String, f64)],
+    size: (u32, u32),
+    buf: &mut [u8],
+) -> Result<(), String> {
+    let curve: Vec<CurvePoint> = curve
+        .iter()
+        .filter(|p| p.step.is_finite() && p.elo.is_finite())
+        .copied()
+        .collect();
+    let baselines: Vec<&(String, f64)> = baselines.iter().filter(|b| b.1.is_finite()).collect();
+    let xs = x_range(&curve);
+    let ys = y_range(&curve, &baselines);
+
+    let root = BitMapBackend::with_buffer(buf, size).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut chart = draw_axes(&root, title, xs, ys)?;
+    draw_baselines(&mut chart, &baselines, xs)?;
     if !curve.is_empty() {
-        let bar_style = BLUE_.mix(0.55).stroke_width(1);
-        chart
-            .draw_series(curve.iter().map(|p| {
-                let low = if p.low.is_finite() { p.low.max(y0) } else { y0 };
-                let high = if p.high.is_finite() {
-                    p.high.min(y1)
-                } else {
-                    y1
-                };
-                PathElement::new(vec![(p.step, low), (p.step, high)], bar_style)
-            }))
-            .map_err(|e| err(&e))?;
-        chart
-            .draw_series(LineSeries::new(
-                curve.iter().map(|p| (p.step, p.elo)),
-                BLUE_.stroke_width(2),
-            ))
-            .map_err(|e| err(&e))?
-            .label("checkpoints (95% interval)")
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], BLUE_.stroke_width(3)));
-        chart
-            .draw_series(
-                curve
-                    .iter()
-                    .map(|p| Circle::new((p.step, p.elo), 3, BLUE_.filled())),
-            )
-            .map_err(|e| err(&e))?;
+        draw_curve(&mut chart, &curve, ys)?;
     }
     chart
         .configure_series_labels()

@@ -259,6 +259,9 @@ impl<'a> Options<'a> {
     }
 }
 
+const NO_OPTIONS: &str = "it takes no options";
+
+/// Splits a spec into its kind, its argument and its options, and parses it by kind.
 fn parse(spec: &str) -> Result<AgentSpec, SpecProblem> {
     if spec.trim().is_empty() {
         return Err(SpecProblem::Empty);
@@ -270,70 +273,13 @@ fn parse(spec: &str) -> Result<AgentSpec, SpecProblem> {
         Some((k, a)) => (k, Some(a)),
         None => (base, None),
     };
-    const NONE: &str = "it takes no options";
-    const MCTS: &str = "it accepts @algo=puct|gumbel and @rollout=PLIES";
-    const NET: &str = "it accepts @sims=N and @algo=gumbel|puct";
     match kind {
-        "random" | "greedy" => {
-            let kind = if kind == "random" { "random" } else { "greedy" };
-            if arg.is_some() {
-                return Err(SpecProblem::UnexpectedArgument(kind));
-            }
-            Options::parse(kind, &[], NONE, &raw_options)?.none()?;
-            Ok(if kind == "random" {
-                AgentSpec::Random
-            } else {
-                AgentSpec::Greedy
-            })
-        }
-        "mcts" => {
-            let arg = required(arg, "mcts", "the number of simulations", "mcts:1000")?;
-            let simulations = parse_count("simulations", arg, MAX_SIMULATIONS)?;
-            let opts = Options::parse("mcts", &["algo", "rollout"], MCTS, &raw_options)?;
-            Ok(AgentSpec::Mcts {
-                simulations,
-                algorithm: opts.algo()?.unwrap_or(Algorithm::Puct),
-                rollout_plies: opts.number("rollout", DEFAULT_ROLLOUT_PLIES, 10_000)?,
-            })
-        }
-        "alphabeta" => {
-            let arg = required(
-                arg,
-                "alphabeta",
-                "a depth or a time",
-                "alphabeta:3 or alphabeta:1s",
-            )?;
-            Options::parse("alphabeta", &[], NONE, &raw_options)?.none()?;
-            let limit = if arg.bytes().all(|b| b.is_ascii_digit()) {
-                AlphaBetaLimit::Depth(parse_count("depth", arg, 64)?)
-            } else {
-                AlphaBetaLimit::Time(parse_time(arg)?)
-            };
-            Ok(AgentSpec::AlphaBeta(limit))
-        }
-        "run" | "ckpt" => {
-            let (kind, what, example) = if kind == "run" {
-                ("run", "a run directory", "run:runs/quick")
-            } else {
-                (
-                    "ckpt",
-                    "a checkpoint path",
-                    "ckpt:runs/quick/checkpoints/iter-000012",
-                )
-            };
-            let arg = required(arg, kind, what, example)?;
-            let opts = Options::parse(kind, &["sims", "algo"], NET, &raw_options)?;
-            let path = PathBuf::from(arg);
-            Ok(AgentSpec::Net {
-                source: if kind == "run" {
-                    NetSource::Run(path)
-                } else {
-                    NetSource::Checkpoint(path)
-                },
-                simulations: opts.number("sims", DEFAULT_NET_SIMULATIONS, MAX_SIMULATIONS)?,
-                algorithm: opts.algo()?,
-            })
-        }
+        "random" => no_search("random", AgentSpec::Random, arg, &raw_options),
+        "greedy" => no_search("greedy", AgentSpec::Greedy, arg, &raw_options),
+        "mcts" => mcts(arg, &raw_options),
+        "alphabeta" => alphabeta(arg, &raw_options),
+        "run" => net("run", arg, &raw_options),
+        "ckpt" => net("ckpt", arg, &raw_options),
         "agent" => {
             let arg = required(
                 arg,
@@ -346,6 +292,79 @@ fn parse(spec: &str) -> Result<AgentSpec, SpecProblem> {
         _ if base.ends_with(".agent") => agent_file(base, &raw_options),
         other => Err(SpecProblem::UnknownKind(other.to_owned())),
     }
+}
+
+/// `random` or `greedy`: no argument, no options.
+fn no_search(
+    kind: &'static str,
+    spec: AgentSpec,
+    arg: Option<&str>,
+    raw_options: &[&str],
+) -> Result<AgentSpec, SpecProblem> {
+    if arg.is_some() {
+        return Err(SpecProblem::UnexpectedArgument(kind));
+    }
+    Options::parse(kind, &[], NO_OPTIONS, raw_options)?.none()?;
+    Ok(spec)
+}
+
+/// `mcts:SIMS[@algo=…][@rollout=PLIES]`.
+fn mcts(arg: Option<&str>, raw_options: &[&str]) -> Result<AgentSpec, SpecProblem> {
+    const MCTS: &str = "it accepts @algo=puct|gumbel and @rollout=PLIES";
+    let arg = required(arg, "mcts", "the number of simulations", "mcts:1000")?;
+    let simulations = parse_count("simulations", arg, MAX_SIMULATIONS)?;
+    let opts = Options::parse("mcts", &["algo", "rollout"], MCTS, raw_options)?;
+    Ok(AgentSpec::Mcts {
+        simulations,
+        algorithm: opts.algo()?.unwrap_or(Algorithm::Puct),
+        rollout_plies: opts.number("rollout", DEFAULT_ROLLOUT_PLIES, 10_000)?,
+    })
+}
+
+/// `alphabeta:DEPTH` or `alphabeta:TIME`, no options.
+fn alphabeta(arg: Option<&str>, raw_options: &[&str]) -> Result<AgentSpec, SpecProblem> {
+    let arg = required(
+        arg,
+        "alphabeta",
+        "a depth or a time",
+        "alphabeta:3 or alphabeta:1s",
+    )?;
+    Options::parse("alphabeta", &[], NO_OPTIONS, raw_options)?.none()?;
+    let limit = if arg.bytes().all(|b| b.is_ascii_digit()) {
+        AlphaBetaLimit::Depth(parse_count("depth", arg, 64)?)
+    } else {
+        AlphaBetaLimit::Time(parse_time(arg)?)
+    };
+    Ok(AgentSpec::AlphaBeta(limit))
+}
+
+/// `run:DIR` or `ckpt:PATH` (`kind`), with `@sims=N` and `@algo=…`.
+fn net(
+    kind: &'static str,
+    arg: Option<&str>,
+    raw_options: &[&str],
+) -> Result<AgentSpec, SpecProblem> {
+    const NET: &str = "it accepts @sims=N and @algo=gumbel|puct";
+    let (what, example) = if kind == "run" {
+        ("a run directory", "run:runs/quick")
+    } else {
+        (
+            "a checkpoint path",
+            "ckpt:runs/quick/checkpoints/iter-000012",
+        )
+    };
+    let arg = required(arg, kind, what, example)?;
+    let opts = Options::parse(kind, &["sims", "algo"], NET, raw_options)?;
+    let path = PathBuf::from(arg);
+    Ok(AgentSpec::Net {
+        source: if kind == "run" {
+            NetSource::Run(path)
+        } else {
+            NetSource::Checkpoint(path)
+        },
+        simulations: opts.number("sims", DEFAULT_NET_SIMULATIONS, MAX_SIMULATIONS)?,
+        algorithm: opts.algo()?,
+    })
 }
 
 /// `agent:FILE` or `FILE.agent`, with its options.

@@ -14,11 +14,11 @@ mod common;
 
 use std::collections::HashMap;
 
-use brandubh_net::encoding::{self, INPUT_SIZE, NUM_PLANES, POLICY_SIZE};
+use brandubh_net::encoding::{NUM_PLANES, POLICY_SIZE};
 use brandubh_net::{NetConfig, onnx};
 use burn::module::Module;
 use burn::tensor::Device;
-use common::{max_diff, random_leaves, trained_model};
+use common::{assert_matches_burn, random_inputs, trained_model, unaligned_config};
 use prost::Message;
 
 // The subset of onnx.proto (https://github.com/onnx/onnx/blob/main/onnx/onnx.proto) the
@@ -311,12 +311,7 @@ fn interpret(graph: &GraphProto, input: Array) -> HashMap<String, Array> {
 
 #[test]
 fn onnx_model_decodes_and_computes_burns_outputs() {
-    let config = NetConfig::new()
-        .with_channels(12)
-        .with_blocks(2)
-        .with_policy_channels(3)
-        .with_value_channels(1)
-        .with_value_hidden(37);
+    let config = unaligned_config();
     let model = trained_model(&config, 3).valid();
     let bytes = onnx::to_onnx(&model.fold_batch_norm());
     let decoded = ModelProto::decode(bytes.as_slice()).expect("valid protobuf");
@@ -355,10 +350,7 @@ fn onnx_model_decodes_and_computes_burns_outputs() {
     assert_eq!(graph.initializer.len(), 2 * (1 + 2 * config.blocks + 2 + 3));
 
     let n = 5;
-    let mut planes = Vec::with_capacity(n * INPUT_SIZE);
-    for leaf in random_leaves(n, 11) {
-        planes.extend(encoding::encode(&leaf.position, leaf.repetitions));
-    }
+    let planes = random_inputs(n, 11);
     let device = Device::flex();
     let (logits, values) = model.infer(&planes, &device);
     let input = Array {
@@ -370,12 +362,7 @@ fn onnx_model_decodes_and_computes_burns_outputs() {
     let value = &out["value"];
     assert_eq!(policy.dims, [n, POLICY_SIZE]);
     assert_eq!(value.dims, [n, 1]);
-    let dp = max_diff(&logits, &policy.data);
-    let dv = max_diff(&values, &value.data);
-    assert!(dp < 1e-4, "policy differs from burn by {dp}");
-    assert!(dv < 1e-4, "value differs from burn by {dv}");
-    let spread = logits.iter().fold(0.0f32, |m, &x| m.max(x.abs()));
-    assert!(spread > 1e-2, "degenerate logits");
+    assert_matches_burn("onnx", &logits, &values, &policy.data, &value.data);
 }
 
 #[test]

@@ -16,7 +16,7 @@ use brandubh_net::{NetConfig, legal_softmax};
 use brandubh_rules::{Move, Position, Symmetry};
 use burn::module::Module;
 use burn::tensor::Device;
-use common::{random_batch, random_leaves};
+use common::{push_leaf, random_batch, random_leaves};
 
 fn small() -> NetConfig {
     NetConfig::new().with_channels(8).with_blocks(1)
@@ -36,16 +36,7 @@ fn loss_is_cross_entropy_over_legal_moves_plus_value_mse() {
         // Unnormalised targets: the builder normalises them.
         let policy: Vec<f32> = (0..leaf.moves.len()).map(|j| (i + j + 1) as f32).collect();
         let value = if i % 2 == 0 { 1.0 } else { -0.5 };
-        builder
-            .push_position(
-                &leaf.position,
-                leaf.repetitions,
-                &leaf.moves,
-                &policy,
-                value,
-                Symmetry::Identity,
-            )
-            .expect("valid sample");
+        push_leaf(&mut builder, leaf, &policy, value);
         inputs.extend(encoding::encode(&leaf.position, leaf.repetitions));
         targets.push((policy, value));
     }
@@ -95,16 +86,7 @@ fn overfits(optimizer: OptimizerKind, lr: f64) {
         let mut policy = vec![0.0; leaf.moves.len()];
         policy[i % leaf.moves.len()] = 1.0;
         let value = if i % 3 == 0 { 1.0 } else { -1.0 };
-        builder
-            .push_position(
-                &leaf.position,
-                leaf.repetitions,
-                &leaf.moves,
-                &policy,
-                value,
-                Symmetry::Identity,
-            )
-            .expect("valid sample");
+        push_leaf(&mut builder, leaf, &policy, value);
     }
     let batch = builder.build(trainer.device());
     let first = trainer.step(&batch, lr);

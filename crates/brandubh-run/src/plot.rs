@@ -16,6 +16,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{FontStyle, register_font};
@@ -118,35 +119,106 @@ fn padded(min: f64, max: f64, floor_zero: bool) -> (f64, f64) {
 /// Width of the legend column at the right of each panel, in pixels.
 const LEGEND_WIDTH: u32 = 210;
 
-fn draw_panel<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    title: &str,
-    y_label: &str,
-    x_range: (f64, f64),
+/// One panel: its title, its y axis (fixed, or fitted to the data) and its lines.
+struct Panel<'a> {
+    title: &'a str,
+    y_label: &'a str,
     fixed_y: Option<(f64, f64)>,
-    series: &[Series<'_>],
-) -> Result<(), String> {
-    let err = |e: &dyn std::fmt::Display| e.to_string();
-    let (width, _) = area.dim_in_pixel();
-    let (plot_area, legend_area) = area.split_horizontally(width.saturating_sub(LEGEND_WIDTH));
+    series: Vec<Series<'a>>,
+}
+
+/// The four panels of the learning curves of `records`.
+fn panels(records: &[IterationMetrics]) -> [Panel<'static>; 4] {
+    [
+        Panel {
+            title: "Training loss",
+            y_label: "loss",
+            fixed_y: None,
+            series: vec![
+                Series::new("total", GREY, records, |r| Some(r.total_loss)),
+                Series::new("policy (cross-entropy)", BLUE_, records, |r| {
+                    Some(r.policy_loss)
+                }),
+                Series::new("value (MSE)", ORANGE, records, |r| Some(r.value_loss)),
+            ],
+        },
+        Panel {
+            title: "Results",
+            y_label: "rate / score",
+            fixed_y: Some((0.0, 1.05)),
+            series: vec![
+                Series::new("self-play: White wins", BLUE_, records, |r| {
+                    Some(r.white_win_rate)
+                }),
+                Series::new("self-play: Black wins", DARK, records, |r| {
+                    Some(r.black_win_rate)
+                }),
+                Series::new("self-play: unfinished", PURPLE, records, |r| {
+                    Some(r.unfinished_rate)
+                }),
+                Series::new("score vs previous", ORANGE, records, |r| {
+                    r.vs_previous.as_ref().map(|m| m.score())
+                }),
+                Series::new("score vs baseline", GREEN_, records, |r| {
+                    r.vs_baseline.as_ref().map(|m| m.score())
+                }),
+            ],
+        },
+        Panel {
+            title: "Self-play game length",
+            y_label: "mean plies per game",
+            fixed_y: None,
+            series: vec![Series::new("mean game length", RED_, records, |r| {
+                Some(r.mean_game_length)
+            })],
+        },
+        Panel {
+            title: "Self-play throughput",
+            y_label: "network evaluations / s",
+            fixed_y: None,
+            series: vec![Series::new("evaluations/s", GREEN_, records, |r| {
+                Some(r.evaluations_per_s)
+            })],
+        },
+    ]
+}
+
+/// The y range that shows every point of `series`, padded; (0, 1) without points.
+fn data_range(series: &[Series<'_>]) -> (f64, f64) {
     let values = series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
     let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
         (lo.min(v), hi.max(v))
     });
-    let y_range = fixed_y.unwrap_or(if lo <= hi {
+    if lo <= hi {
         padded(lo, hi, true)
     } else {
         (0.0, 1.0)
-    });
-    // As many decimals as a fifth of the range needs, the same for every tick.
+    }
+}
+
+/// As many decimals as a fifth of the range needs, the same for every tick.
+fn tick_decimals(y_range: (f64, f64)) -> usize {
     let step = (y_range.1 - y_range.0) / 5.0;
-    let decimals = if step > 0.0 {
+    if step > 0.0 {
         (-step.log10().floor()).clamp(0.0, 6.0) as usize
     } else {
         0
-    };
-    let mut chart = ChartBuilder::on(&plot_area)
-        .caption(title, (FAMILY, 22))
+    }
+}
+
+type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// The panel's caption, axes and grid.
+fn draw_axes<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    panel: &Panel<'_>,
+    x_range: (f64, f64),
+    y_range: (f64, f64),
+) -> Result<Chart<'a, DB>, String> {
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    let decimals = tick_decimals(y_range);
+    let mut chart = ChartBuilder::on(area)
+        .caption(panel.title, (FAMILY, 22))
         .margin(12)
         .x_label_area_size(42)
         .y_label_area_size(68)
@@ -155,7 +227,7 @@ fn draw_panel<DB: DrawingBackend>(
     chart
         .configure_mesh()
         .x_desc("iteration")
-        .y_desc(y_label)
+        .y_desc(panel.y_label)
         .label_style((FAMILY, 14))
         .axis_desc_style((FAMILY, 16))
         .x_label_formatter(&|x| format!("{x:.0}"))
@@ -164,47 +236,93 @@ fn draw_panel<DB: DrawingBackend>(
         .bold_line_style(BLACK.mix(0.12))
         .draw()
         .map_err(|e| err(&e))?;
+    Ok(chart)
+}
+
+/// One line with its points, and its entry in the legend column at height `legend_y`.
+fn draw_series<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    legend_area: &DrawingArea<DB, Shift>,
+    s: &Series<'_>,
+    legend_y: i32,
+) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    let color = s.color;
+    chart
+        .draw_series(LineSeries::new(
+            s.points.iter().copied(),
+            color.stroke_width(2),
+        ))
+        .map_err(|e| err(&e))?;
+    chart
+        .draw_series(s.points.iter().map(|&p| Circle::new(p, 3, color.filled())))
+        .map_err(|e| err(&e))?;
+    legend_area
+        .draw(&PathElement::new(
+            vec![(4, legend_y), (30, legend_y)],
+            color.stroke_width(3),
+        ))
+        .map_err(|e| err(&e))?;
+    legend_area
+        .draw(&Text::new(
+            s.label,
+            (36, legend_y - 8),
+            (FAMILY, 15).into_font().color(&BLACK),
+        ))
+        .map_err(|e| err(&e))?;
+    Ok(())
+}
+
+/// "no data yet" in the middle of an empty panel.
+fn draw_no_data<DB: DrawingBackend>(plot_area: &DrawingArea<DB, Shift>) -> Result<(), String> {
+    let (w, h) = plot_area.dim_in_pixel();
+    plot_area
+        .draw(&Text::new(
+            "no data yet",
+            (w as i32 / 2 - 40, h as i32 / 2),
+            (FAMILY, 16).into_font().color(&GREY),
+        ))
+        .map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// A panel: the chart on the left, the legend in a column at the right.
+fn draw_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    panel: &Panel<'_>,
+    x_range: (f64, f64),
+) -> Result<(), String> {
+    let (width, _) = area.dim_in_pixel();
+    let (plot_area, legend_area) = area.split_horizontally(width.saturating_sub(LEGEND_WIDTH));
+    let y_range = panel.fixed_y.unwrap_or_else(|| data_range(&panel.series));
+    let mut chart = draw_axes(&plot_area, panel, x_range, y_range)?;
     let mut legend_y = 60;
-    for s in series.iter().filter(|s| !s.points.is_empty()) {
-        let color = s.color;
-        chart
-            .draw_series(LineSeries::new(
-                s.points.iter().copied(),
-                color.stroke_width(2),
-            ))
-            .map_err(|e| err(&e))?;
-        chart
-            .draw_series(s.points.iter().map(|&p| Circle::new(p, 3, color.filled())))
-            .map_err(|e| err(&e))?;
-        legend_area
-            .draw(&PathElement::new(
-                vec![(4, legend_y), (30, legend_y)],
-                color.stroke_width(3),
-            ))
-            .map_err(|e| err(&e))?;
-        legend_area
-            .draw(&Text::new(
-                s.label,
-                (36, legend_y - 8),
-                (FAMILY, 15).into_font().color(&BLACK),
-            ))
-            .map_err(|e| err(&e))?;
+    for s in panel.series.iter().filter(|s| !s.points.is_empty()) {
+        draw_series(&mut chart, &legend_area, s, legend_y)?;
         legend_y += 24;
     }
     if legend_y == 60 {
-        let (w, h) = plot_area.dim_in_pixel();
-        plot_area
-            .draw(&Text::new(
-                "no data yet",
-                (w as i32 / 2 - 40, h as i32 / 2),
-                (FAMILY, 16).into_font().color(&GREY),
-            ))
-            .map_err(|e| err(&e))?;
+        draw_no_data(&plot_area)?;
     }
     Ok(())
 }
 
-/// Draws the learning curves of `records` into an RGB buffer of `size`.
+/// The iterations on the x axis: first to last, widened around a single one.
+fn iteration_range(records: &[IterationMetrics]) -> (f64, f64) {
+    let (first, last) = records.iter().fold((u32::MAX, 0), |(a, b), r| {
+        (a.min(r.iteration), b.max(r.iteration))
+    });
+    if records.is_empty() {
+        (0.0, 1.0)
+    } else if first == last {
+        (f64::from(first) - 1.0, f64::from(last) + 1.0)
+    } else {
+        (f64::from(first), f64::from(last))
+    }
+}
+
+/// Draws the learning curves of `records` into an RGB buffer of `size`: the title across
+/// the top, then the four panels.
 fn draw(
     records: &[IterationMetrics],
     title: &str,
@@ -225,77 +343,10 @@ fn draw(
                 .pos(Pos::new(HPos::Center, VPos::Top)),
         ))
         .map_err(|e| err(&e))?;
-    let panels = body.split_evenly((2, 2));
-
-    let (first, last) = records.iter().fold((u32::MAX, 0), |(a, b), r| {
-        (a.min(r.iteration), b.max(r.iteration))
-    });
-    let x_range = if records.is_empty() {
-        (0.0, 1.0)
-    } else if first == last {
-        (f64::from(first) - 1.0, f64::from(last) + 1.0)
-    } else {
-        (f64::from(first), f64::from(last))
-    };
-
-    draw_panel(
-        &panels[0],
-        "Training loss",
-        "loss",
-        x_range,
-        None,
-        &[
-            Series::new("total", GREY, records, |r| Some(r.total_loss)),
-            Series::new("policy (cross-entropy)", BLUE_, records, |r| {
-                Some(r.policy_loss)
-            }),
-            Series::new("value (MSE)", ORANGE, records, |r| Some(r.value_loss)),
-        ],
-    )?;
-    draw_panel(
-        &panels[1],
-        "Results",
-        "rate / score",
-        x_range,
-        Some((0.0, 1.05)),
-        &[
-            Series::new("self-play: White wins", BLUE_, records, |r| {
-                Some(r.white_win_rate)
-            }),
-            Series::new("self-play: Black wins", DARK, records, |r| {
-                Some(r.black_win_rate)
-            }),
-            Series::new("self-play: unfinished", PURPLE, records, |r| {
-                Some(r.unfinished_rate)
-            }),
-            Series::new("score vs previous", ORANGE, records, |r| {
-                r.vs_previous.as_ref().map(|m| m.score())
-            }),
-            Series::new("score vs baseline", GREEN_, records, |r| {
-                r.vs_baseline.as_ref().map(|m| m.score())
-            }),
-        ],
-    )?;
-    draw_panel(
-        &panels[2],
-        "Self-play game length",
-        "mean plies per game",
-        x_range,
-        None,
-        &[Series::new("mean game length", RED_, records, |r| {
-            Some(r.mean_game_length)
-        })],
-    )?;
-    draw_panel(
-        &panels[3],
-        "Self-play throughput",
-        "network evaluations / s",
-        x_range,
-        None,
-        &[Series::new("evaluations/s", GREEN_, records, |r| {
-            Some(r.evaluations_per_s)
-        })],
-    )?;
+    let x_range = iteration_range(records);
+    for (area, panel) in body.split_evenly((2, 2)).iter().zip(panels(records)) {
+        draw_panel(area, &panel, x_range)?;
+    }
     root.present().map_err(|e| err(&e))?;
     Ok(())
 }

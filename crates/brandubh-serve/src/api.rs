@@ -25,7 +25,7 @@ use crate::assets;
 use crate::error::ApiError;
 use crate::games::{AnalysisView, MatchPlay, Session};
 use crate::record::parse_record;
-use crate::{AppState, MAX_BODY_BYTES};
+use crate::{AppState, Limits, MAX_BODY_BYTES};
 
 type Shared = Arc<AppState>;
 
@@ -147,79 +147,103 @@ struct NewGame {
     seed: Option<u64>,
 }
 
+impl NewGame {
+    /// The agent asked for: an `--agent` file, or a run's checkpoint.
+    fn agent_ref(&self) -> Result<AgentRef, ApiError> {
+        match (self.agent, self.run, &self.checkpoint) {
+            (Some(_), Some(_), _) => Err(ApiError::bad_request(
+                "give either agent or run with checkpoint, not both",
+            )),
+            (_, Some(run), Some(name)) => Ok(AgentRef::Checkpoint {
+                run,
+                name: name.clone(),
+            }),
+            (_, Some(_), None) => Err(ApiError::bad_request(
+                "run needs checkpoint (a checkpoint's name)",
+            )),
+            (_, None, Some(_)) => Err(ApiError::bad_request("checkpoint needs run")),
+            (a, None, None) => Ok(AgentRef::File(a.unwrap_or(0))),
+        }
+    }
+
+    /// The person's side.
+    fn human(&self) -> Result<Side, ApiError> {
+        match self.side.as_deref() {
+            None | Some("white") => Ok(Side::White),
+            Some("black") => Ok(Side::Black),
+            Some(other) => Err(ApiError::bad_request(format!(
+                "side must be \"white\" or \"black\", not {:?}",
+                brandubh_fs::one_line(other)
+            ))),
+        }
+    }
+
+    /// The agent's time per move within the server's limits; `sims`, when given instead,
+    /// within 1 to [`MAX_SIMS`].
+    fn move_ms(&self, l: &Limits) -> Result<u64, ApiError> {
+        let move_ms = self.move_ms.unwrap_or(l.default_move_ms);
+        if !(l.min_move_ms..=l.max_move_ms).contains(&move_ms) {
+            return Err(ApiError::bad_request(format!(
+                "move_ms {move_ms} is out of range: {} to {} milliseconds",
+                l.min_move_ms, l.max_move_ms
+            )));
+        }
+        if let Some(n) = self.sims {
+            if self.move_ms.is_some() {
+                return Err(ApiError::bad_request(
+                    "give either move_ms or sims, not both",
+                ));
+            }
+            if !(1..=MAX_SIMS).contains(&n) {
+                return Err(ApiError::bad_request(format!(
+                    "sims {n} is out of range: 1 to {MAX_SIMS} simulations"
+                )));
+            }
+        }
+        Ok(move_ms)
+    }
+
+    /// The game to start from: a position, a record to continue, or the start; a match
+    /// only from an unfinished position.
+    fn game(&self) -> Result<Game, ApiError> {
+        let game = match (&self.position, &self.record) {
+            (Some(_), Some(_)) => {
+                return Err(ApiError::bad_request(
+                    "give either position or record, not both",
+                ));
+            }
+            (Some(p), None) => Game::new(
+                p.parse::<Position>()
+                    .map_err(|e| ApiError::bad_request(e.to_string()))?,
+            ),
+            (None, Some(r)) => parse_record(r).map_err(ApiError::bad_request)?,
+            (None, None) => Game::default(),
+        };
+        if self.match_mode && game.ply() > 0 {
+            return Err(ApiError::bad_request(
+                "a match starts from a position, not from a game in progress",
+            ));
+        }
+        if self.match_mode && game.is_over() {
+            return Err(ApiError::bad_request(
+                "a match cannot start from a finished position",
+            ));
+        }
+        Ok(game)
+    }
+}
+
+/// Checks the request (in the order its fields are documented), loads the agent and opens
+/// the session.
 async fn create_game(
     State(state): State<Shared>,
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
     let req: NewGame = body_json(body)?;
-    let agent_ref = match (req.agent, req.run, req.checkpoint) {
-        (Some(_), Some(_), _) => {
-            return Err(ApiError::bad_request(
-                "give either agent or run with checkpoint, not both",
-            ));
-        }
-        (_, Some(run), Some(name)) => AgentRef::Checkpoint { run, name },
-        (_, Some(_), None) => {
-            return Err(ApiError::bad_request(
-                "run needs checkpoint (a checkpoint's name)",
-            ));
-        }
-        (_, None, Some(_)) => return Err(ApiError::bad_request("checkpoint needs run")),
-        (a, None, None) => AgentRef::File(a.unwrap_or(0)),
-    };
-    let human = match req.side.as_deref() {
-        None | Some("white") => Side::White,
-        Some("black") => Side::Black,
-        Some(other) => {
-            return Err(ApiError::bad_request(format!(
-                "side must be \"white\" or \"black\", not {:?}",
-                brandubh_fs::one_line(other)
-            )));
-        }
-    };
-    let l = &state.limits;
-    let move_ms = req.move_ms.unwrap_or(l.default_move_ms);
-    if !(l.min_move_ms..=l.max_move_ms).contains(&move_ms) {
-        return Err(ApiError::bad_request(format!(
-            "move_ms {move_ms} is out of range: {} to {} milliseconds",
-            l.min_move_ms, l.max_move_ms
-        )));
-    }
-    if let Some(n) = req.sims {
-        if req.move_ms.is_some() {
-            return Err(ApiError::bad_request(
-                "give either move_ms or sims, not both",
-            ));
-        }
-        if !(1..=MAX_SIMS).contains(&n) {
-            return Err(ApiError::bad_request(format!(
-                "sims {n} is out of range: 1 to {MAX_SIMS} simulations"
-            )));
-        }
-    }
-    let game = match (req.position, req.record) {
-        (Some(_), Some(_)) => {
-            return Err(ApiError::bad_request(
-                "give either position or record, not both",
-            ));
-        }
-        (Some(p), None) => Game::new(
-            p.parse::<Position>()
-                .map_err(|e| ApiError::bad_request(e.to_string()))?,
-        ),
-        (None, Some(r)) => parse_record(&r).map_err(ApiError::bad_request)?,
-        (None, None) => Game::default(),
-    };
-    if req.match_mode && game.ply() > 0 {
-        return Err(ApiError::bad_request(
-            "a match starts from a position, not from a game in progress",
-        ));
-    }
-    if req.match_mode && game.is_over() {
-        return Err(ApiError::bad_request(
-            "a match cannot start from a finished position",
-        ));
-    }
+    let agent_ref = req.agent_ref()?;
+    let human = req.human()?;
+    let move_ms = req.move_ms(&state.limits)?;
+    let game = req.game()?;
     let st = Arc::clone(&state);
     let r = agent_ref.clone();
     let (agent, agent_name) = Searcher::blocking(move || st.agents.get(&r, &st.runs)).await??;

@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 
 use brandubh_net::checkpoint;
 use brandubh_net::{Device, NetConfig};
-use brandubh_run::RunDir;
 use brandubh_run::config::RunConfig;
 use brandubh_run::metrics;
 use brandubh_run::replay;
+use brandubh_run::{RunDir, RunState};
 use brandubh_train::run::{self, NoEvaluation, Quiet, RunError, RunOptions};
 
 fn tiny() -> RunConfig {
@@ -41,6 +41,17 @@ fn options(dir: &Path, max_new: Option<u32>) -> RunOptions {
     }
 }
 
+/// Trains `config` in `run_dir` (at most `max_new` more iterations), quietly and without
+/// evaluation.
+fn train(config: &RunConfig, run_dir: &Path, max_new: Option<u32>) -> Result<RunState, RunError> {
+    run::train(
+        config,
+        &options(run_dir, max_new),
+        &mut Quiet,
+        &mut NoEvaluation,
+    )
+}
+
 fn games_in_chunks(dir: &RunDir) -> usize {
     replay::list_chunks(&dir.chunks())
         .unwrap()
@@ -53,13 +64,7 @@ fn games_in_chunks(dir: &RunDir) -> usize {
 fn two_iterations_leave_a_complete_run_directory() {
     let (_tmp, run_dir) = scratch_run();
     let config = tiny();
-    let state = run::train(
-        &config,
-        &options(&run_dir, None),
-        &mut Quiet,
-        &mut NoEvaluation,
-    )
-    .unwrap();
+    let state = train(&config, &run_dir, None).unwrap();
     assert_eq!(state.iteration, 2);
     assert_eq!(state.total_games, 8);
     let dir = RunDir::new(&run_dir);
@@ -105,13 +110,7 @@ fn two_iterations_leave_a_complete_run_directory() {
         }
     }
     // A finished run does nothing more.
-    let again = run::train(
-        &config,
-        &options(&run_dir, None),
-        &mut Quiet,
-        &mut NoEvaluation,
-    )
-    .unwrap();
+    let again = train(&config, &run_dir, None).unwrap();
     assert_eq!(again, state);
 }
 
@@ -136,21 +135,9 @@ fn selfplay_can_run_on_the_training_device() {
 fn a_stopped_run_resumes_where_it_stopped() {
     let (_tmp, run_dir) = scratch_run();
     let config = tiny();
-    let first = run::train(
-        &config,
-        &options(&run_dir, Some(1)),
-        &mut Quiet,
-        &mut NoEvaluation,
-    )
-    .unwrap();
+    let first = train(&config, &run_dir, Some(1)).unwrap();
     assert_eq!(first.iteration, 1);
-    let second = run::train(
-        &config,
-        &options(&run_dir, Some(1)),
-        &mut Quiet,
-        &mut NoEvaluation,
-    )
-    .unwrap();
+    let second = train(&config, &run_dir, Some(1)).unwrap();
     assert_eq!(second.iteration, 2);
     assert_eq!(second.total_games, 8);
     assert!(second.total_steps > first.total_steps);
@@ -164,33 +151,15 @@ fn a_stopped_run_resumes_where_it_stopped() {
 fn games_written_before_a_crash_are_kept_and_not_replayed() {
     let (_tmp, run_dir) = scratch_run();
     let config = tiny();
-    run::train(
-        &config,
-        &options(&run_dir, Some(1)),
-        &mut Quiet,
-        &mut NoEvaluation,
-    )
-    .unwrap();
+    train(&config, &run_dir, Some(1)).unwrap();
     let dir = RunDir::new(&run_dir);
     let state_after_1 = std::fs::read(dir.state()).unwrap();
-    run::train(
-        &config,
-        &options(&run_dir, Some(1)),
-        &mut Quiet,
-        &mut NoEvaluation,
-    )
-    .unwrap();
+    train(&config, &run_dir, Some(1)).unwrap();
     // Simulate a kill after iteration 2's self-play (its chunks are on disk) but before
     // its state was written, with a half-written temporary file lying around.
     std::fs::write(dir.state(), &state_after_1).unwrap();
     std::fs::write(dir.chunks().join("chunk-000002-000009.brz.tmp"), b"partial").unwrap();
-    let state = run::train(
-        &config,
-        &options(&run_dir, None),
-        &mut Quiet,
-        &mut NoEvaluation,
-    )
-    .unwrap();
+    let state = train(&config, &run_dir, None).unwrap();
     assert_eq!(state.iteration, 2);
     assert_eq!(
         state.total_games, 8,
@@ -209,22 +178,10 @@ fn games_written_before_a_crash_are_kept_and_not_replayed() {
 fn a_changed_configuration_is_refused_unless_forced() {
     let (_tmp, run_dir) = scratch_run();
     let config = tiny();
-    run::train(
-        &config,
-        &options(&run_dir, Some(1)),
-        &mut Quiet,
-        &mut NoEvaluation,
-    )
-    .unwrap();
+    train(&config, &run_dir, Some(1)).unwrap();
     let mut changed = config.clone();
     changed.training.learning_rate = 0.01;
-    let err = run::train(
-        &changed,
-        &options(&run_dir, Some(1)),
-        &mut Quiet,
-        &mut NoEvaluation,
-    )
-    .unwrap_err();
+    let err = train(&changed, &run_dir, Some(1)).unwrap_err();
     assert!(matches!(err, RunError::ConfigChanged { .. }), "{err}");
     assert!(err.to_string().contains("training.learning_rate"), "{err}");
     let mut forced = options(&run_dir, Some(1));
@@ -237,13 +194,7 @@ fn a_changed_configuration_is_refused_unless_forced() {
 fn a_corrupted_chunk_is_skipped_and_a_corrupted_checkpoint_is_named() {
     let (_tmp, run_dir) = scratch_run();
     let config = tiny();
-    run::train(
-        &config,
-        &options(&run_dir, Some(1)),
-        &mut Quiet,
-        &mut NoEvaluation,
-    )
-    .unwrap();
+    train(&config, &run_dir, Some(1)).unwrap();
     let dir = RunDir::new(&run_dir);
     // Flip a byte in the middle of the first chunk: training skips it with a warning.
     let chunk = replay::list_chunks(&dir.chunks()).unwrap()[0].path.clone();
@@ -251,13 +202,7 @@ fn a_corrupted_chunk_is_skipped_and_a_corrupted_checkpoint_is_named() {
     let mid = bytes.len() / 2;
     bytes[mid] ^= 0x55;
     std::fs::write(&chunk, &bytes).unwrap();
-    let state = run::train(
-        &config,
-        &options(&run_dir, Some(1)),
-        &mut Quiet,
-        &mut NoEvaluation,
-    )
-    .unwrap();
+    let state = train(&config, &run_dir, Some(1)).unwrap();
     assert_eq!(state.iteration, 2);
     // Truncate the latest checkpoint's weights: the next run names the file.
     let (weights, _) = checkpoint::paths(dir.checkpoint(2));
@@ -266,14 +211,7 @@ fn a_corrupted_chunk_is_skipped_and_a_corrupted_checkpoint_is_named() {
     // Raising `iterations` extends a run without --force-config.
     let mut more = config.clone();
     more.iterations = 3;
-    let err = run::train(
-        &more,
-        &options(&run_dir, Some(1)),
-        &mut Quiet,
-        &mut NoEvaluation,
-    )
-    .unwrap_err()
-    .to_string();
+    let err = train(&more, &run_dir, Some(1)).unwrap_err().to_string();
     assert!(err.contains("iter-000002"), "{err}");
     assert!(!err.contains('\n'), "{err}");
 }

@@ -2,15 +2,15 @@
 //! [--seed S] [--json] [MOVE ...]`: an agent's view of one position.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use brandubh_agent::{Agent, Budget};
+use brandubh_agent::{Agent, Analysis};
 use brandubh_rules::{Game, Move};
 use serde::Serialize;
 
-use super::play::{agent_path, render_board, search_text, side_title};
+use super::play::{agent_path, budget, render_board, search_text, side_title};
 use crate::out;
 
 /// Show an agent's top moves for a position, with visits, prior and value.
@@ -74,12 +74,29 @@ struct MoveJson {
     q: Option<f32>,
 }
 
-/// Runs the command.
+/// Runs the command: set up the position, search it, print the result.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let path = agent_path(args.agent.as_deref())?;
     let agent = Agent::load(&path)?;
-    let mut game = Game::new(super::parse_position(args.position.as_deref())?);
-    for (i, text) in args.moves.iter().enumerate() {
+    let game = position_to_analyze(args.position.as_deref(), &args.moves)?;
+    let budget = budget(args.sims, args.time, &agent);
+    let a = agent.analyze(&game, budget, args.seed)?;
+    let mut w = out::stdout();
+    if args.json {
+        let json = Json::new(&agent, &path, &game, &a);
+        serde_json::to_writer(&mut w, &json)?;
+        writeln!(w)?;
+    } else {
+        write_report(&mut w, &agent, &game, &a, args.top as usize)?;
+    }
+    out::flush(&mut w)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The start position with the given moves played; an error when the game is over there.
+fn position_to_analyze(position: Option<&str>, moves: &[String]) -> anyhow::Result<Game> {
+    let mut game = Game::new(super::parse_position(position)?);
+    for (i, text) in moves.iter().enumerate() {
         let ply = i + 1;
         let mv: Move = text.parse().with_context(|| format!("move {ply}"))?;
         game.play(mv).with_context(|| format!("move {ply}"))?;
@@ -90,20 +107,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             game.position()
         );
     }
-    let budget = match (args.sims, args.time) {
-        (Some(n), _) => Budget::Simulations(n),
-        (None, Some(t)) => Budget::Time(std::time::Duration::from_secs_f64(t)),
-        (None, None) => Budget::Simulations(agent.meta().search.simulations),
-    };
-    let a = agent.analyze(&game, budget, args.seed)?;
-    let side = game.side_to_move().name();
-    let mut w = out::stdout();
-    if args.json {
-        let json = Json {
+    Ok(game)
+}
+
+impl Json {
+    fn new(agent: &Agent, path: &Path, game: &Game, a: &Analysis) -> Self {
+        Self {
             agent: agent.name().to_owned(),
             agent_file: path.display().to_string(),
             position: game.position().to_string(),
-            side_to_move: side,
+            side_to_move: game.side_to_move().name(),
             value: a.value,
             net_value: a.net_value,
             simulations: a.simulations,
@@ -120,12 +133,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     q: m.q,
                 })
                 .collect(),
-        };
-        serde_json::to_writer(&mut w, &json)?;
-        writeln!(w)?;
-        out::flush(&mut w)?;
-        return Ok(ExitCode::SUCCESS);
+        }
     }
+}
+
+/// The human-readable report: the position, the search's summary, the top moves.
+fn write_report(
+    w: &mut impl Write,
+    agent: &Agent,
+    game: &Game,
+    a: &Analysis,
+    top: usize,
+) -> anyhow::Result<()> {
     let last = game.moves().last().copied();
     writeln!(w, "agent     {}", agent.meta().summary())?;
     let side = side_title(game.side_to_move());
@@ -152,12 +171,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         w,
         "search    {} {} ({rate:.0} simulations/s)",
         agent.meta().search.algorithm,
-        search_text(&a)
+        search_text(a)
     )?;
     writeln!(w, "best      {}", a.best_move)?;
     writeln!(w)?;
+    write_moves(w, a, top)
+}
+
+/// The table of the `top` first moves.
+fn write_moves(w: &mut impl Write, a: &Analysis, top: usize) -> anyhow::Result<()> {
     writeln!(w, "rank  move    visits  policy   prior        q")?;
-    let shown = a.moves.len().min(args.top as usize);
+    let shown = a.moves.len().min(top);
     for (i, m) in a.moves.iter().take(shown).enumerate() {
         let q = m.q.map_or_else(|| "-".to_owned(), |q| format!("{q:+.4}"));
         writeln!(
@@ -177,6 +201,5 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             a.moves.len()
         )?;
     }
-    out::flush(&mut w)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

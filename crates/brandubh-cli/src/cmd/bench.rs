@@ -13,7 +13,7 @@ use brandubh_rules::{Game, Symmetry};
 use brandubh_run::config::RunConfig;
 use brandubh_search::{Evaluator, Leaf};
 use brandubh_train::run;
-use brandubh_train::selfplay;
+use brandubh_train::selfplay::{self, SelfPlaySettings, SelfPlayStats};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -131,7 +131,8 @@ fn training_rate(config: &RunConfig, seconds: f64) -> anyhow::Result<f64> {
     Ok(f64::from(steps) / t0.elapsed().as_secs_f64())
 }
 
-/// Runs the command.
+/// Runs the command: the forward rate, self-play against the raw evaluator rate, and the
+/// training rate with what it means for one iteration.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !(args.seconds > 0.0 && args.seconds <= 600.0) {
         anyhow::bail!("--seconds must be in (0, 600], got {}", args.seconds);
@@ -142,44 +143,77 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let model = run::net_config(&config).init(&device);
     let net = Arc::new(FastNet::from_model(&model));
     let settings = run::selfplay_settings(&config)?;
-    let threads = settings.threads;
-    let batch = settings.concurrent_games * settings.leaves_per_game;
     // Flushed before each measurement, so that the figures appear as they are measured and
     // a closed pipe ends the command at once.
     let mut w = out::stdout();
+    write_header(&mut w, &config, &settings)?;
+    measure_forward(&mut w, &net, args.seconds / 2.0)?;
+    let games = args
+        .games
+        .unwrap_or(4 * (settings.threads * settings.concurrent_games) as u64);
+    let selfplay = measure_selfplay(&mut w, &net, &settings, config.seed, games)?;
+    compare_with_raw(&mut w, &net, &selfplay, settings.threads, args.seconds)?;
+    estimate_iteration(&mut w, &config, &selfplay, args.seconds)?;
+    out::flush(&mut w)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The network and the self-play shape being measured.
+fn write_header(
+    w: &mut impl Write,
+    config: &RunConfig,
+    settings: &SelfPlaySettings,
+) -> anyhow::Result<()> {
     writeln!(
         w,
         "network C={} N={} ({}), self-play: {} threads x {} games x {} leaves (batch up to {})",
         config.model.channels,
         config.model.blocks,
         backend::NAME,
-        threads,
+        settings.threads,
         settings.concurrent_games,
         settings.leaves_per_game,
-        batch
+        settings.concurrent_games * settings.leaves_per_game
     )?;
+    Ok(())
+}
+
+/// The bare forward rate at several batch sizes.
+fn measure_forward(w: &mut impl Write, net: &FastNet, seconds: f64) -> anyhow::Result<()> {
     writeln!(w, "forward pass only, one caller (positions/s):")?;
     for b in [1, 8, 32, 64, 128, 256] {
-        out::flush(&mut w)?;
-        let rate = forward_rate(&net, b, args.seconds / 2.0);
+        out::flush(w)?;
+        let rate = forward_rate(net, b, seconds);
         writeln!(w, "  batch {b:>4}: {rate:>9.0}")?;
     }
-    out::flush(&mut w)?;
-    let games = args
-        .games
-        .unwrap_or(4 * (threads * settings.concurrent_games) as u64);
+    out::flush(w)?;
+    Ok(())
+}
+
+/// What a self-play session measured, and how long it took.
+struct SelfPlayRun {
+    stats: SelfPlayStats,
+    wall_s: f64,
+}
+
+/// Plays `games` self-play games and reports their rates.
+fn measure_selfplay(
+    w: &mut impl Write,
+    net: &Arc<FastNet>,
+    settings: &SelfPlaySettings,
+    seed: u64,
+    games: u64,
+) -> anyhow::Result<SelfPlayRun> {
     let t0 = Instant::now();
     let stats = selfplay::play::<_, _, _, anyhow::Error>(
-        &settings,
-        config.seed,
+        settings,
+        seed,
         0,
         games,
-        |_| NetEvaluator::new(Arc::clone(&net)),
+        |_| NetEvaluator::new(Arc::clone(net)),
         |_, _| Ok(()),
     )?;
     let wall = t0.elapsed().as_secs_f64();
-    let in_selfplay = stats.evaluations_per_second();
-    let mean_batch = stats.mean_batch().round().max(1.0) as usize;
     writeln!(
         w,
         "self-play: {} games, {} moves, {} positions recorded in {wall:.1} s: {:.0} games/hour, {:.0} positions/hour",
@@ -191,14 +225,30 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     )?;
     writeln!(
         w,
-        "self-play: {in_selfplay:.0} network evaluations/s, mean batch {:.1}, {:.0} % of worker time inside the evaluator",
+        "self-play: {:.0} network evaluations/s, mean batch {:.1}, {:.0} % of worker time inside the evaluator",
+        stats.evaluations_per_second(),
         stats.mean_batch(),
         100.0 * stats.eval_time.as_secs_f64() / stats.worker_time.as_secs_f64().max(1e-9)
     )?;
-    out::flush(&mut w)?;
-    // The raw rate of the same evaluator at the batch size self-play achieved, with the
-    // same number of threads, measured right after it in the same process.
-    let raw = evaluator_rate(&net, mean_batch, threads, args.seconds);
+    out::flush(w)?;
+    Ok(SelfPlayRun {
+        stats,
+        wall_s: wall,
+    })
+}
+
+/// The raw rate of the same evaluator at the batch size self-play achieved, with the same
+/// number of threads, measured right after it in the same process, and self-play's share
+/// of it.
+fn compare_with_raw(
+    w: &mut impl Write,
+    net: &Arc<FastNet>,
+    selfplay: &SelfPlayRun,
+    threads: usize,
+    seconds: f64,
+) -> anyhow::Result<()> {
+    let mean_batch = selfplay.stats.mean_batch().round().max(1.0) as usize;
+    let raw = evaluator_rate(net, mean_batch, threads, seconds);
     writeln!(
         w,
         "raw evaluator rate (encode + forward + legal softmax), batch {mean_batch}, {threads} threads: {raw:.0} positions/s"
@@ -206,11 +256,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     writeln!(
         w,
         "self-play reaches {:.1} % of the raw rate (target: at least 85 %)",
-        100.0 * in_selfplay / raw.max(1e-9)
+        100.0 * selfplay.stats.evaluations_per_second() / raw.max(1e-9)
     )?;
-    // Where an iteration's time goes: its games at the self-play rate just measured, its
-    // optimizer steps at the training rate.
-    let steps_per_s = training_rate(&config, args.seconds)?;
+    Ok(())
+}
+
+/// Where an iteration's time goes: its games at the self-play rate just measured, its
+/// optimizer steps at the training rate.
+fn estimate_iteration(
+    w: &mut impl Write,
+    config: &RunConfig,
+    selfplay: &SelfPlayRun,
+    seconds: f64,
+) -> anyhow::Result<()> {
+    let steps_per_s = training_rate(config, seconds)?;
     let t = &config.training;
     writeln!(
         w,
@@ -219,7 +278,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         steps_per_s * f64::from(t.batch_size),
         t.batch_size
     )?;
-    let games_per_s = stats.games as f64 / wall;
+    let games_per_s = selfplay.stats.games as f64 / selfplay.wall_s;
     let selfplay_s = config.selfplay.games_per_iteration as f64 / games_per_s.max(1e-9);
     let train_s = f64::from(t.steps_per_iteration) / steps_per_s.max(1e-9);
     writeln!(
@@ -227,6 +286,5 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "one iteration ({} games, {} steps): about {selfplay_s:.0} s of self-play and {train_s:.0} s of training",
         config.selfplay.games_per_iteration, t.steps_per_iteration
     )?;
-    out::flush(&mut w)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::bail;
 use brandubh_agent::{Agent, Analysis, Budget, Thinker};
-use brandubh_rules::{Bitboard, Game, Move, Piece, Position, Reason, SIZE, Side, Square};
+use brandubh_rules::{Bitboard, Game, Move, Outcome, Piece, Position, Reason, SIZE, Side, Square};
 
 use crate::out;
 
@@ -86,6 +86,16 @@ pub fn agent_path(arg: Option<&Path>) -> anyhow::Result<PathBuf> {
     }
 }
 
+/// The search budget of `--sims N` or `--time SECONDS`; the agent file's simulations when
+/// neither is given.
+pub fn budget(sims: Option<u32>, time: Option<f64>, agent: &Agent) -> Budget {
+    match (sims, time) {
+        (Some(n), _) => Budget::Simulations(n),
+        (None, Some(t)) => Budget::Time(Duration::from_secs_f64(t)),
+        (None, None) => Budget::Simulations(agent.meta().search.simulations),
+    }
+}
+
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let path = agent_path(args.agent.as_deref())?;
@@ -95,11 +105,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         SideArg::White => Side::White,
         SideArg::Black => Side::Black,
     };
-    let budget = match (args.sims, args.time) {
-        (Some(n), _) => Budget::Simulations(n),
-        (None, Some(t)) => Budget::Time(Duration::from_secs_f64(t)),
-        (None, None) => Budget::Simulations(agent.meta().search.simulations),
-    };
+    let budget = budget(args.sims, args.time, &agent);
     let mut session = Session {
         agent: &agent,
         thinker: agent.thinker(args.seed)?,
@@ -168,13 +174,58 @@ fn looks_like_a_move(word: &str) -> bool {
 const HELP: &str = "type a move such as d5-f5 (or d5f5), or one of: moves (list the legal moves), \
 undo (take back your last move and the reply), hint (the agent's suggestion), board, quit";
 
+/// What the game loop does after one step.
+#[derive(Debug, PartialEq, Eq)]
+enum Next {
+    /// Go on without drawing the board again.
+    Same,
+    /// Draw the board, then go on.
+    Redraw,
+    /// The session is over.
+    Stop,
+}
+
 impl Session<'_> {
+    /// The game loop: draw the board when it changed, end a finished game, let the agent
+    /// move on its turn, and otherwise read and obey one line of input.
     fn play(
         &mut self,
         mut game: Game,
         input: &mut impl BufRead,
         w: &mut impl Write,
     ) -> anyhow::Result<ExitCode> {
+        self.greet(w)?;
+        let mut show_board = true;
+        loop {
+            if show_board {
+                writeln!(w, "{}", self.board(&game))?;
+            }
+            let next = if let Some(outcome) = game.outcome() {
+                self.game_over(&game, outcome, w)?
+            } else if game.side_to_move() != self.human {
+                self.agent_moves(&mut game, w)?
+            } else {
+                match self.read_line(input, w)? {
+                    Some(line) => self.obey(parse_command(&line), &mut game, w)?,
+                    None => {
+                        writeln!(w)?;
+                        let n = game.ply();
+                        writeln!(w, "End of input: game abandoned after {n} plies.")?;
+                        out::flush(w)?;
+                        Next::Stop
+                    }
+                }
+            };
+            match next {
+                Next::Stop => return Ok(ExitCode::SUCCESS),
+                Next::Redraw => show_board = true,
+                Next::Same => show_board = false,
+            }
+        }
+    }
+
+    /// The opening lines: who plays whom, and the help text.
+    fn greet(&self, w: &mut impl Write) -> anyhow::Result<()> {
         let you = side_title(self.human);
         writeln!(
             w,
@@ -184,117 +235,107 @@ impl Session<'_> {
         )?;
         writeln!(w, "{}", capitalise(HELP))?;
         writeln!(w)?;
-        let mut show_board = true;
-        loop {
-            if show_board {
-                writeln!(w, "{}", self.board(&game))?;
-                show_board = false;
-            }
-            if let Some(outcome) = game.outcome() {
-                let who = if outcome.winner == self.human {
-                    "You win.".to_owned()
-                } else {
-                    format!("{} wins.", self.agent.name())
-                };
-                writeln!(w, "Game over after {} plies: {outcome}. {who}", game.ply())?;
-                out::flush(w)?;
-                return Ok(ExitCode::SUCCESS);
-            }
-            if game.side_to_move() != self.human {
-                let a = self.search(&game)?;
-                let effect = game.play(a.best_move)?;
-                writeln!(
-                    w,
-                    "{} plays {}{} (value {:+.2} for it, {}).",
-                    self.agent.name(),
-                    a.best_move,
-                    captures_text(effect.captured, effect.king_captured, &effect.position),
-                    a.value,
-                    search_text(&a)
-                )?;
-                show_board = true;
-                continue;
-            }
-            write!(w, "you ({})> ", side_title(self.human))?;
-            out::flush(w)?;
-            let mut raw = Vec::new();
-            if input.read_until(b'\n', &mut raw)? == 0 {
-                writeln!(w)?;
-                writeln!(
-                    w,
-                    "End of input: game abandoned after {} plies.",
-                    game.ply()
-                )?;
-                out::flush(w)?;
-                return Ok(ExitCode::SUCCESS);
-            }
-            let line = String::from_utf8_lossy(&raw);
-            let line = line.trim();
-            if self.echo {
-                writeln!(w, "{line}")?;
-            }
-            match parse_command(line) {
-                Command::Nothing => {}
-                Command::Help => writeln!(w, "{}", capitalise(HELP))?,
-                Command::Board => show_board = true,
-                Command::Quit => {
-                    writeln!(w, "Game abandoned after {} plies.", game.ply())?;
-                    out::flush(w)?;
-                    return Ok(ExitCode::SUCCESS);
-                }
-                Command::Moves => {
-                    let moves = sorted_moves(&game);
-                    writeln!(w, "legal moves ({}): {}", moves.len(), moves.join(" "))?;
-                }
-                Command::Undo => {
-                    if game.ply() >= 2 {
-                        let a = game.undo();
-                        let b = game.undo();
-                        if let (Some(a), Some(b)) = (a, b) {
-                            writeln!(w, "took back {b} and {a}")?;
-                        }
-                        show_board = true;
-                    } else {
-                        writeln!(w, "nothing to undo")?;
-                    }
-                }
-                Command::Hint => {
-                    let a = self.search(&game)?;
-                    let others: Vec<String> = a.moves[1..]
-                        .iter()
-                        .take(2)
-                        .map(|m| m.mv.to_string())
-                        .collect();
-                    write!(
-                        w,
-                        "hint: {} (value {:+.2} for you, {})",
-                        a.best_move,
-                        a.value,
-                        search_text(&a)
-                    )?;
-                    if others.is_empty() {
-                        writeln!(w)?;
-                    } else {
-                        writeln!(w, "; also {}", others.join(", "))?;
-                    }
-                }
-                Command::Malformed(message) => writeln!(w, "{message}")?,
-                Command::Unknown(word) => writeln!(w, "unknown command {word:?}: {HELP}")?,
-                Command::Move(mv) => match game.play(mv) {
-                    Ok(effect) => {
-                        let captured =
-                            captures_text(effect.captured, effect.king_captured, &effect.position);
-                        if !captured.is_empty() {
-                            writeln!(w, "you play {mv}{captured}.")?;
-                        }
-                        // The agent replies at once; the board is drawn after its move (or
-                        // now, when the game is over).
-                        show_board = game.is_over();
-                    }
-                    Err(e) => writeln!(w, "{e}")?,
-                },
-            }
+        Ok(())
+    }
+
+    /// The result line of a finished game.
+    fn game_over(&self, game: &Game, outcome: Outcome, w: &mut impl Write) -> anyhow::Result<Next> {
+        let who = if outcome.winner == self.human {
+            "You win.".to_owned()
+        } else {
+            format!("{} wins.", self.agent.name())
+        };
+        writeln!(w, "Game over after {} plies: {outcome}. {who}", game.ply())?;
+        out::flush(w)?;
+        Ok(Next::Stop)
+    }
+
+    /// The agent searches, plays its move and says what it found.
+    fn agent_moves(&mut self, game: &mut Game, w: &mut impl Write) -> anyhow::Result<Next> {
+        let a = self.search(game)?;
+        let effect = game.play(a.best_move)?;
+        writeln!(
+            w,
+            "{} plays {}{} (value {:+.2} for it, {}).",
+            self.agent.name(),
+            a.best_move,
+            captures_text(effect.captured, effect.king_captured, &effect.position),
+            a.value,
+            search_text(&a)
+        )?;
+        Ok(Next::Redraw)
+    }
+
+    /// Prompts and reads one line (trimmed, echoed when input is a pipe); `None` at the end
+    /// of input.
+    fn read_line(
+        &self,
+        input: &mut impl BufRead,
+        w: &mut impl Write,
+    ) -> anyhow::Result<Option<String>> {
+        write!(w, "you ({})> ", side_title(self.human))?;
+        out::flush(w)?;
+        let mut raw = Vec::new();
+        if input.read_until(b'\n', &mut raw)? == 0 {
+            return Ok(None);
         }
+        let line = String::from_utf8_lossy(&raw).trim().to_owned();
+        if self.echo {
+            writeln!(w, "{line}")?;
+        }
+        Ok(Some(line))
+    }
+
+    /// Carries out one command of the human player.
+    fn obey(
+        &mut self,
+        command: Command,
+        game: &mut Game,
+        w: &mut impl Write,
+    ) -> anyhow::Result<Next> {
+        match command {
+            Command::Nothing => {}
+            Command::Help => writeln!(w, "{}", capitalise(HELP))?,
+            Command::Board => return Ok(Next::Redraw),
+            Command::Quit => {
+                writeln!(w, "Game abandoned after {} plies.", game.ply())?;
+                out::flush(w)?;
+                return Ok(Next::Stop);
+            }
+            Command::Moves => {
+                let moves = sorted_moves(game);
+                writeln!(w, "legal moves ({}): {}", moves.len(), moves.join(" "))?;
+            }
+            Command::Undo => return undo(game, w),
+            Command::Hint => self.hint(game, w)?,
+            Command::Malformed(message) => writeln!(w, "{message}")?,
+            Command::Unknown(word) => writeln!(w, "unknown command {word:?}: {HELP}")?,
+            Command::Move(mv) => return human_moves(mv, game, w),
+        }
+        Ok(Next::Same)
+    }
+
+    /// The agent's suggestion for the human's move, with two alternatives.
+    fn hint(&mut self, game: &Game, w: &mut impl Write) -> anyhow::Result<()> {
+        let a = self.search(game)?;
+        let others: Vec<String> = a.moves[1..]
+            .iter()
+            .take(2)
+            .map(|m| m.mv.to_string())
+            .collect();
+        write!(
+            w,
+            "hint: {} (value {:+.2} for you, {})",
+            a.best_move,
+            a.value,
+            search_text(&a)
+        )?;
+        if others.is_empty() {
+            writeln!(w)?;
+        } else {
+            writeln!(w, "; also {}", others.join(", "))?;
+        }
+        Ok(())
     }
 
     fn search(&mut self, game: &Game) -> anyhow::Result<Analysis> {
@@ -317,6 +358,42 @@ impl Session<'_> {
             .outcome()
             .is_some_and(|o| o.reason == Reason::KingCaptured);
         render_board(game.position(), last, captured, king_captured, self.color)
+    }
+}
+
+/// Takes back the human's last move and the agent's reply.
+fn undo(game: &mut Game, w: &mut impl Write) -> anyhow::Result<Next> {
+    if game.ply() < 2 {
+        writeln!(w, "nothing to undo")?;
+        return Ok(Next::Same);
+    }
+    let a = game.undo();
+    let b = game.undo();
+    if let (Some(a), Some(b)) = (a, b) {
+        writeln!(w, "took back {b} and {a}")?;
+    }
+    Ok(Next::Redraw)
+}
+
+/// Plays the human's move, naming what it captured. The agent replies at once: the board
+/// is drawn after its move (or now, when the game is over).
+fn human_moves(mv: Move, game: &mut Game, w: &mut impl Write) -> anyhow::Result<Next> {
+    match game.play(mv) {
+        Ok(effect) => {
+            let captured = captures_text(effect.captured, effect.king_captured, &effect.position);
+            if !captured.is_empty() {
+                writeln!(w, "you play {mv}{captured}.")?;
+            }
+            Ok(if game.is_over() {
+                Next::Redraw
+            } else {
+                Next::Same
+            })
+        }
+        Err(e) => {
+            writeln!(w, "{e}")?;
+            Ok(Next::Same)
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+use brandubh_net::encoding::{self, INPUT_SIZE};
 use brandubh_net::optimize::{BatchBuilder, OptimizerConfig, Trainer};
 use brandubh_net::{NetConfig, PolicyValueNet};
 use brandubh_rules::{Game, Position, Symmetry};
@@ -24,6 +25,29 @@ pub fn random_leaves(n: usize, seed: u64) -> Vec<Leaf> {
         }
     }
     out
+}
+
+/// The encoded network inputs of `n` random leaves (see [`random_leaves`]).
+pub fn random_inputs(n: usize, seed: u64) -> Vec<f32> {
+    let mut out = Vec::with_capacity(n * INPUT_SIZE);
+    for leaf in random_leaves(n, seed) {
+        out.extend(encoding::encode(&leaf.position, leaf.repetitions));
+    }
+    out
+}
+
+/// Adds `leaf` with its targets to `builder`, unmirrored.
+pub fn push_leaf(builder: &mut BatchBuilder, leaf: &Leaf, policy: &[f32], value: f32) {
+    builder
+        .push_position(
+            &leaf.position,
+            leaf.repetitions,
+            &leaf.moves,
+            policy,
+            value,
+            Symmetry::Identity,
+        )
+        .expect("valid sample");
 }
 
 /// A batch of random leaves with random policy and value targets.
@@ -59,9 +83,38 @@ pub fn trained_model(config: &NetConfig, steps: usize) -> PolicyValueNet {
     trainer.into_model()
 }
 
+/// A shape the fast path must pad: 12 channels (to 32), 2 blocks, 3 policy channels, 1
+/// value channel, an odd hidden width.
+pub fn unaligned_config() -> NetConfig {
+    NetConfig::new()
+        .with_channels(12)
+        .with_blocks(2)
+        .with_policy_channels(3)
+        .with_value_channels(1)
+        .with_value_hidden(37)
+}
+
 /// The start position.
 pub fn start() -> Position {
     Position::start()
+}
+
+/// Asserts that another inference path's `policy` and `value` outputs match burn's
+/// `logits` and `values` to 1e-4, and that burn's logits are not trivially equal (e.g. all
+/// zero).
+pub fn assert_matches_burn(
+    what: &str,
+    logits: &[f32],
+    values: &[f32],
+    policy: &[f32],
+    value: &[f32],
+) {
+    let dp = max_diff(logits, policy);
+    let dv = max_diff(values, value);
+    assert!(dp < 1e-4, "{what}: policy differs from burn by {dp}");
+    assert!(dv < 1e-4, "{what}: value differs from burn by {dv}");
+    let spread = logits.iter().fold(0.0f32, |m, &x| m.max(x.abs()));
+    assert!(spread > 1e-2, "{what}: degenerate logits");
 }
 
 /// Largest absolute difference.

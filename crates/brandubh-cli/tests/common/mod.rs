@@ -1,0 +1,89 @@
+//! Helpers shared by the CLI's integration tests: running the built binary, reading what it
+//! printed, scratch directories and a tiny seeded agent file.
+#![allow(dead_code, reason = "each test binary uses a part of these helpers")]
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use brandubh_agent::{Agent, AgentMeta, SourceInfo, TrainingInfo};
+use brandubh_net::{Device, NetConfig};
+use brandubh_search::SearchSettings;
+
+/// The built `brandubh` binary, without colours.
+pub fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_brandubh"));
+    c.env("NO_COLOR", "1");
+    c
+}
+
+/// Runs the binary with `args` and waits for it.
+pub fn brandubh(args: &[&str]) -> Output {
+    bin().args(args).output().expect("the brandubh binary runs")
+}
+
+/// Runs `command` with `input` on its stdin (then closed) and waits for it.
+pub fn run_with_input(command: &mut Command, input: &str) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the brandubh binary runs");
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let _ = stdin.write_all(input.as_bytes());
+    drop(stdin);
+    child.wait_with_output().expect("the brandubh binary ends")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stdout_lines(o: &Output) -> Vec<String> {
+    stdout(o).lines().map(str::to_owned).collect()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The `error: …` lines of stderr.
+pub fn error_lines(o: &Output) -> Vec<String> {
+    stderr(o)
+        .lines()
+        .filter(|l| l.starts_with("error"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A fresh directory in Cargo's scratch directory for integration tests, removed on drop.
+pub fn temp_dir() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("create a temporary directory")
+}
+
+/// A path as a command-line argument.
+pub fn s(p: &Path) -> &str {
+    p.to_str().expect("temporary paths are UTF-8")
+}
+
+/// Saves an agent file at `path`: a C8xN1 network with weights seeded by `seed`, searching
+/// with `search`.
+pub fn save_tiny_agent(path: &Path, seed: u64, search: SearchSettings) {
+    let device = Device::flex();
+    device.seed(seed);
+    let model = NetConfig::new()
+        .with_channels(8)
+        .with_blocks(1)
+        .init(&device);
+    let meta = AgentMeta::new(
+        "tiny",
+        search,
+        TrainingInfo::default(),
+        SourceInfo::default(),
+    );
+    Agent::from_model(&model, meta, path)
+        .expect("a tiny agent")
+        .save(path)
+        .expect("save the tiny agent");
+}
