@@ -192,6 +192,14 @@ impl Agent {
         Ok(bytes.len() as u64)
     }
 
+    /// The same agent with the search's MCTS-Solver turned on or off (for comparisons; the
+    /// file's own setting is `meta().search.solver`).
+    #[must_use]
+    pub fn with_solver(mut self, solver: bool) -> Agent {
+        self.meta.search.solver = solver;
+        self
+    }
+
     /// The metadata.
     #[must_use]
     pub fn meta(&self) -> &AgentMeta {

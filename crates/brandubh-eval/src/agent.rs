@@ -132,11 +132,16 @@ impl Entrant {
                 simulations,
                 time,
                 reuse,
+                solver,
             } => Kind::File {
-                agent: Arc::new(
-                    brandubh_agent::Agent::load(path)
-                        .map_err(|e| EvalError::Checkpoint(e.to_string()))?,
-                ),
+                agent: Arc::new({
+                    let agent = brandubh_agent::Agent::load(path)
+                        .map_err(|e| EvalError::Checkpoint(e.to_string()))?;
+                    match solver {
+                        Some(on) => agent.with_solver(*on),
+                        None => agent,
+                    }
+                }),
                 simulations: *simulations,
                 time: *time,
                 reuse: *reuse,

@@ -23,7 +23,9 @@
 //! FILE.agent               settings stored in it; options: @sims=N (default: the
 //!                          file's) or @time=TIME (per move, e.g. 50ms: the search stops
 //!                          at that deadline), @reuse=yes|no (keep the subtree of the
-//!                          moves played between turns; default yes)
+//!                          moves played between turns; default yes), @solver=yes|no
+//!                          (prove wins and losses in the tree; default: the file's,
+//!                          which is yes unless it says otherwise)
 //! ```
 //!
 //! Examples: `mcts:1000`, `alphabeta:3`, `run:runs/quick@sims=32`,
@@ -108,6 +110,8 @@ pub enum AgentSpec {
         time: Option<Duration>,
         /// Whether the search keeps the subtree of the moves played (`@reuse=no`: not).
         reuse: bool,
+        /// The MCTS-Solver on or off (`@solver=`); `None`: the file's setting.
+        solver: Option<bool>,
     },
 }
 
@@ -241,6 +245,20 @@ impl<'a> Options<'a> {
             .transpose()
     }
 
+    /// `yes` or `no` for `key`, if given.
+    fn yes_no(&self, key: &'static str) -> Result<Option<bool>, SpecProblem> {
+        match self.get(key) {
+            None => Ok(None),
+            Some("yes") => Ok(Some(true)),
+            Some("no") => Ok(Some(false)),
+            Some(other) => Err(SpecProblem::BadValue {
+                what: key,
+                value: other.to_owned(),
+                expected: "yes or no",
+            }),
+        }
+    }
+
     fn number(&self, key: &'static str, default: u32, max: u32) -> Result<u32, SpecProblem> {
         self.get(key)
             .map_or(Ok(default), |v| parse_count(key, v, max))
@@ -371,8 +389,8 @@ fn net(
 fn agent_file(path: &str, raw_options: &[&str]) -> Result<AgentSpec, SpecProblem> {
     let opts = Options::parse(
         "agent",
-        &["sims", "time", "reuse"],
-        "it accepts @sims=N or @time=TIME, and @reuse=yes|no",
+        &["sims", "time", "reuse", "solver"],
+        "it accepts @sims=N or @time=TIME, @reuse=yes|no and @solver=yes|no",
         raw_options,
     )?;
     let simulations = opts
@@ -387,22 +405,12 @@ fn agent_file(path: &str, raw_options: &[&str]) -> Result<AgentSpec, SpecProblem
             expected: "given without @sims (a budget is simulations or time, not both)",
         });
     }
-    let reuse = match opts.get("reuse") {
-        None | Some("yes") => true,
-        Some("no") => false,
-        Some(other) => {
-            return Err(SpecProblem::BadValue {
-                what: "reuse",
-                value: other.to_owned(),
-                expected: "yes or no",
-            });
-        }
-    };
     Ok(AgentSpec::File {
         path: PathBuf::from(path),
         simulations,
         time,
-        reuse,
+        reuse: opts.yes_no("reuse")?.unwrap_or(true),
+        solver: opts.yes_no("solver")?,
     })
 }
 
@@ -508,6 +516,7 @@ impl fmt::Display for AgentSpec {
                 simulations,
                 time,
                 reuse,
+                solver,
             } => {
                 write!(f, "agent:{}", path.display())?;
                 if let Some(n) = simulations {
@@ -519,7 +528,11 @@ impl fmt::Display for AgentSpec {
                 if !reuse {
                     f.write_str("@reuse=no")?;
                 }
-                Ok(())
+                match solver {
+                    Some(true) => f.write_str("@solver=yes"),
+                    Some(false) => f.write_str("@solver=no"),
+                    None => Ok(()),
+                }
             }
         }
     }
@@ -647,6 +660,11 @@ mod tests {
                 "agent:m/x.agent@time=2s@reuse=yes",
                 "agent:m/x.agent@time=2s",
             ),
+            (
+                "m/x.agent@solver=no@sims=8",
+                "agent:m/x.agent@sims=8@solver=no",
+            ),
+            ("m/x.agent@solver=yes", "agent:m/x.agent@solver=yes"),
         ] {
             let spec = ok(given);
             assert_eq!(spec.to_string(), canonical);
@@ -739,7 +757,7 @@ mod tests {
             ),
             (
                 "models/best.agent@algo=puct",
-                "agent spec \"models/best.agent@algo=puct\": unknown option \"algo\" for agent; it accepts @sims=N or @time=TIME, and @reuse=yes|no",
+                "agent spec \"models/best.agent@algo=puct\": unknown option \"algo\" for agent; it accepts @sims=N or @time=TIME, @reuse=yes|no and @solver=yes|no",
             ),
             (
                 "m/x.agent@sims=8@time=1s",
@@ -748,6 +766,10 @@ mod tests {
             (
                 "m/x.agent@reuse=maybe",
                 "agent spec \"m/x.agent@reuse=maybe\": reuse must be yes or no, got \"maybe\"",
+            ),
+            (
+                "m/x.agent@solver=off",
+                "agent spec \"m/x.agent@solver=off\": solver must be yes or no, got \"off\"",
             ),
         ];
         for (spec, message) in cases {
