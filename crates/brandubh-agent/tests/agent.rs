@@ -202,6 +202,10 @@ fn flipped_bytes_are_errors() {
 }
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "a test: one table of cases or one scenario, read top to bottom"
+)]
 fn damaged_files_give_clear_messages() {
     let bytes = tiny_agent_bytes();
     let err = |b: &[u8]| Agent::from_bytes(b, "m/x.agent").unwrap_err().to_string();

@@ -216,6 +216,10 @@ fn complete_lines(dir: &RunDir) -> BTreeMap<u32, String> {
 }
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "a test: one table of cases or one scenario, read top to bottom"
+)]
 fn training_survives_kill_9_at_random_moments() {
     if std::env::var_os("BRANDUBH_CRASH_TEST").is_none() {
         eprintln!("skipped: set BRANDUBH_CRASH_TEST=1 to run the crash test");

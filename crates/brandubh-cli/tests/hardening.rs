@@ -57,6 +57,10 @@ fn bad(args: &[&str], says: &str) -> Bad {
 /// message on stderr (clap's usage errors, or one `error:` line naming the argument or
 /// file), nothing on stdout, no panic.
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "a test: one table of cases or one scenario, read top to bottom"
+)]
 fn bad_invocations_of_every_subcommand_fail_with_a_usage_message() {
     let tmp = temp_dir();
     let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml");
@@ -493,6 +497,10 @@ impl Findings {
 /// one names the file and the problem in one line and exits non-zero; a damaged replay
 /// chunk during training is skipped with a warning.
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "a test: one table of cases or one scenario, read top to bottom"
+)]
 fn damaged_files_are_reported_in_one_line() {
     let tmp = temp_dir();
     let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml");

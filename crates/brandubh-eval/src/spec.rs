@@ -673,6 +673,10 @@ mod tests {
     }
 
     #[test]
+    #[expect(
+        clippy::too_many_lines,
+        reason = "a test: one table of cases or one scenario, read top to bottom"
+    )]
     fn bad_specs_give_one_line_errors_naming_the_spec() {
         let cases = [
             (

@@ -161,7 +161,15 @@ fn main() {
         );
     }
 
-    // The evaluator end to end: encoding, forward pass, softmax over legal moves.
+    bench_evaluator(&fast, &games, &batches, seconds);
+
+    if env("BENCH_TRAIN", 1) != 0 {
+        bench_training(config, &games, smoke, seconds);
+    }
+}
+
+/// The evaluator end to end: encoding, forward pass, softmax over legal moves.
+fn bench_evaluator(fast: &FastNet, games: &[Game], batches: &[usize], seconds: f64) {
     let eval_batch = batches
         .iter()
         .copied()
@@ -178,36 +186,37 @@ fn main() {
         "NetEvaluator (fast path, random symmetry), batch {eval_batch}: {} leaves/s",
         show(eval_rate)
     );
+}
 
-    if env("BENCH_TRAIN", 1) != 0 {
-        let batch_size = if smoke { 8 } else { 256 };
-        let train_device = Device::flex().autodiff();
-        let mut trainer = Trainer::new(config.init(&train_device), OptimizerConfig::default());
-        let mut builder = BatchBuilder::new();
-        let mut rng = ChaCha8Rng::seed_from_u64(1);
-        for g in games.iter().cycle().take(batch_size) {
-            let moves = g.legal_moves();
-            let policy: Vec<f32> = moves.iter().map(|_| rng.random::<f32>()).collect();
-            builder
-                .push_position(
-                    g.position(),
-                    g.repetitions(),
-                    &moves,
-                    &policy,
-                    rng.random_range(-1.0..=1.0),
-                    Symmetry::ALL[rng.random_range(0..8)],
-                )
-                .expect("valid sample");
-        }
-        let batch = builder.build(trainer.device());
-        let mut last = f32::NAN;
-        let train_rate = rate(batch_size, seconds.max(3.0 * seconds), || {
-            last = trainer.step(&batch, 1e-3).total_loss;
-        });
-        assert!(last.is_finite(), "training loss {last}");
-        println!(
-            "training step (Adam, batch {batch_size}): {} samples/s",
-            show(train_rate)
-        );
+/// burn's training step (Adam) on random targets for the positions of `games`.
+fn bench_training(config: NetConfig, games: &[Game], smoke: bool, seconds: f64) {
+    let batch_size = if smoke { 8 } else { 256 };
+    let train_device = Device::flex().autodiff();
+    let mut trainer = Trainer::new(config.init(&train_device), OptimizerConfig::default());
+    let mut builder = BatchBuilder::new();
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    for g in games.iter().cycle().take(batch_size) {
+        let moves = g.legal_moves();
+        let policy: Vec<f32> = moves.iter().map(|_| rng.random::<f32>()).collect();
+        builder
+            .push_position(
+                g.position(),
+                g.repetitions(),
+                &moves,
+                &policy,
+                rng.random_range(-1.0..=1.0),
+                Symmetry::ALL[rng.random_range(0..8)],
+            )
+            .expect("valid sample");
     }
+    let batch = builder.build(trainer.device());
+    let mut last = f32::NAN;
+    let train_rate = rate(batch_size, seconds.max(3.0 * seconds), || {
+        last = trainer.step(&batch, 1e-3).total_loss;
+    });
+    assert!(last.is_finite(), "training loss {last}");
+    println!(
+        "training step (Adam, batch {batch_size}): {} samples/s",
+        show(train_rate)
+    );
 }

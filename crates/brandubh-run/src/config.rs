@@ -1107,6 +1107,10 @@ mod tests {
     }
 
     #[test]
+    #[expect(
+        clippy::too_many_lines,
+        reason = "a test: one table of cases or one scenario, read top to bottom"
+    )]
     fn out_of_range_values_name_file_and_key() {
         assert_eq!(
             err("[search]\nsimulations = 0\n"),

@@ -88,6 +88,13 @@ fn main() {
         let _ = t.join();
     }
     let wall = t0.elapsed().as_secs_f64();
+    if !report(&stats, wall) {
+        std::process::exit(1);
+    }
+}
+
+/// Prints the throughput, the latency percentiles and the errors; `true` without errors.
+fn report(stats: &Mutex<Stats>, wall: f64) -> bool {
     let mut s = stats.lock().unwrap();
     s.latencies_us.sort_unstable();
     let n = s.latencies_us.len();
@@ -117,9 +124,7 @@ fn main() {
     for e in s.errors.iter().take(10) {
         println!("  error: {e}");
     }
-    if !s.errors.is_empty() {
-        std::process::exit(1);
-    }
+    s.errors.is_empty()
 }
 
 /// One client: whole games until the deadline.

@@ -321,6 +321,10 @@ fn a_runs_metrics_checkpoints_and_state_are_served_and_its_checkpoints_play() {
 }
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "a test: one table of cases or one scenario, read top to bottom"
+)]
 fn bad_requests_get_a_status_and_a_one_line_json_error() {
     let s = server(fast());
     let addr = s.addr;

@@ -1236,6 +1236,10 @@ mod tests {
     }
 
     #[test]
+    #[expect(
+        clippy::too_many_lines,
+        reason = "a test: one table of cases or one scenario, read top to bottom"
+    )]
     fn semantic_errors_are_caught_with_a_valid_checksum() {
         assert!(decode_wire(wire_game()).is_ok());
         let mut g = wire_game();
