@@ -102,6 +102,7 @@ impl Entrant {
                 source,
                 simulations,
                 algorithm,
+                solver,
             } => {
                 let in_spec = |e: EvalError| EvalError::AgentConfig {
                     agent: spec.to_string(),
@@ -119,6 +120,9 @@ impl Entrant {
                 settings.simulations = *simulations;
                 if let Some(algorithm) = algorithm {
                     settings.algorithm = *algorithm;
+                }
+                if let Some(solver) = solver {
+                    settings.solver = *solver;
                 }
                 Kind::Net {
                     net,

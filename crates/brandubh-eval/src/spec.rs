@@ -17,6 +17,7 @@
 //! ckpt:PATH              one checkpoint: its stem (DIR/iter-000012) or either file
 //!                          options for both: @sims=N (simulations, default 64)
 //!                                            @algo=gumbel|puct (default: the run's)
+//!                                            @solver=yes|no (default: the run's)
 //!                          the other search constants are the run's (its config.toml;
 //!                          the search crate's defaults for a checkpoint outside a run)
 //! agent:FILE             an exported agent file (brandubh export), with the search
@@ -99,6 +100,8 @@ pub enum AgentSpec {
         /// PUCT or Gumbel; `None`: the run's (its `config.toml`), else Gumbel. The other
         /// constants of the search are always the run's.
         algorithm: Option<Algorithm>,
+        /// The MCTS-Solver on or off (`@solver=`); `None`: the run's setting.
+        solver: Option<bool>,
     },
     /// `agent:FILE` or `FILE.agent`: an exported agent file and the search stored in it.
     File {
@@ -362,7 +365,7 @@ fn net(
     arg: Option<&str>,
     raw_options: &[&str],
 ) -> Result<AgentSpec, SpecProblem> {
-    const NET: &str = "it accepts @sims=N and @algo=gumbel|puct";
+    const NET: &str = "it accepts @sims=N, @algo=gumbel|puct and @solver=yes|no";
     let (what, example) = if kind == "run" {
         ("a run directory", "run:runs/quick")
     } else {
@@ -372,7 +375,7 @@ fn net(
         )
     };
     let arg = required(arg, kind, what, example)?;
-    let opts = Options::parse(kind, &["sims", "algo"], NET, raw_options)?;
+    let opts = Options::parse(kind, &["sims", "algo", "solver"], NET, raw_options)?;
     let path = PathBuf::from(arg);
     Ok(AgentSpec::Net {
         source: if kind == "run" {
@@ -382,6 +385,7 @@ fn net(
         },
         simulations: opts.number("sims", DEFAULT_NET_SIMULATIONS, MAX_SIMULATIONS)?,
         algorithm: opts.algo()?,
+        solver: opts.yes_no("solver")?,
     })
 }
 
@@ -504,12 +508,14 @@ impl fmt::Display for AgentSpec {
                 source,
                 simulations,
                 algorithm,
+                solver,
             } => {
                 match source {
                     NetSource::Run(p) => write!(f, "run:{}", p.display())?,
                     NetSource::Checkpoint(p) => write!(f, "ckpt:{}", p.display())?,
                 }
-                write_net_options(f, *simulations, *algorithm)
+                write_net_options(f, *simulations, *algorithm)?;
+                write_solver(f, *solver)
             }
             AgentSpec::File {
                 path,
@@ -528,11 +534,7 @@ impl fmt::Display for AgentSpec {
                 if !reuse {
                     f.write_str("@reuse=no")?;
                 }
-                match solver {
-                    Some(true) => f.write_str("@solver=yes"),
-                    Some(false) => f.write_str("@solver=no"),
-                    None => Ok(()),
-                }
+                write_solver(f, *solver)
             }
         }
     }
@@ -563,6 +565,15 @@ pub(crate) fn write_net_options(
         write!(f, "@algo={algorithm}")?;
     }
     Ok(())
+}
+
+/// `@solver=yes` or `@solver=no` when given.
+fn write_solver(f: &mut impl fmt::Write, solver: Option<bool>) -> fmt::Result {
+    match solver {
+        Some(true) => f.write_str("@solver=yes"),
+        Some(false) => f.write_str("@solver=no"),
+        None => Ok(()),
+    }
 }
 
 /// Parses a comma-separated list of specs (`random,greedy,alphabeta:2`); empty items are
@@ -620,7 +631,8 @@ mod tests {
             AgentSpec::Net {
                 source: NetSource::Run("runs/x".into()),
                 simulations: DEFAULT_NET_SIMULATIONS,
-                algorithm: None
+                algorithm: None,
+                solver: None,
             }
         );
         assert_eq!(
@@ -628,7 +640,8 @@ mod tests {
             AgentSpec::Net {
                 source: NetSource::Checkpoint("runs/x/checkpoints/iter-000012".into()),
                 simulations: 200,
-                algorithm: Some(Algorithm::Puct)
+                algorithm: Some(Algorithm::Puct),
+                solver: None,
             }
         );
     }
@@ -650,6 +663,7 @@ mod tests {
             // stays in the canonical form.
             ("run:runs/x@sims=64@algo=gumbel", "run:runs/x@algo=gumbel"),
             ("ckpt:a/b@algo=puct@sims=8", "ckpt:a/b@sims=8@algo=puct"),
+            ("run:r@solver=no@algo=puct", "run:r@algo=puct@solver=no"),
             ("models/v1.agent", "agent:models/v1.agent"),
             ("agent:m/x.agent@sims=400", "agent:m/x.agent@sims=400"),
             (
@@ -753,7 +767,7 @@ mod tests {
             ),
             (
                 "ckpt:x@temp=1",
-                "agent spec \"ckpt:x@temp=1\": unknown option \"temp\" for ckpt; it accepts @sims=N and @algo=gumbel|puct",
+                "agent spec \"ckpt:x@temp=1\": unknown option \"temp\" for ckpt; it accepts @sims=N, @algo=gumbel|puct and @solver=yes|no",
             ),
             (
                 "agent:",

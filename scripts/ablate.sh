@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# An ablation at equal wall time (issue 15): two configurations train from scratch side by
+# side for the same number of minutes, on the same machine at the same time (so that
+# whatever else runs there slows both alike), then their last networks meet head to head
+# and each plays the fixed opponents. Results go to docs/ablations.md by hand.
+#
+#   scripts/ablate.sh MINUTES CONFIG_A CONFIG_B
+#
+# Both runs get half of the machine each: set `selfplay.threads = 1` in both configs on a
+# 2-core machine. Environment: RUNS (runs/ablation; each run goes to RUNS/NAME, NAME from
+# its config, and must not exist yet), MATCHES (100), SEED (2026), PLAY (the search both
+# networks play with, appended to run:DIR; default @algo=puct@sims=400@solver=yes, so the
+# comparison is of the training and not of the search), OPPONENTS ("alphabeta:2
+# alphabeta:3"), BRANDUBH (the binary; default a release build of this checkout).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ $# -ne 3 ]; then
+  echo "usage: scripts/ablate.sh MINUTES CONFIG_A CONFIG_B" >&2
+  exit 2
+fi
+minutes=$1
+configs=("$2" "$3")
+case $minutes in
+  '' | *[!0-9]*)
+    echo "MINUTES must be a whole number, got '$minutes'" >&2
+    exit 2
+    ;;
+esac
+runs=${RUNS:-runs/ablation}
+matches=${MATCHES:-100}
+seed=${SEED:-2026}
+play=${PLAY:-@algo=puct@sims=400@solver=yes}
+read -r -a opponents <<<"${OPPONENTS:-alphabeta:2 alphabeta:3}"
+if [ -z "${BRANDUBH:-}" ]; then
+  cargo build --release --quiet --workspace
+  BRANDUBH=./target/release/brandubh
+fi
+dirs=()
+for config in "${configs[@]}"; do
+  [ -f "$config" ] || { echo "no such config: $config" >&2; exit 2; }
+  name=$(sed -n 's/^name *= *"\(.*\)"/\1/p' "$config" | head -1)
+  [ -n "$name" ] || { echo "$config: no name = \"...\" line" >&2; exit 2; }
+  dir="$runs/$name"
+  [ ! -e "$dir" ] || { echo "$dir exists: remove it or set RUNS" >&2; exit 2; }
+  dirs+=("$dir")
+done
+mkdir -p "$runs"
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+echo "# ablation: ${configs[0]} vs ${configs[1]}, $minutes min each, side by side, $(nproc) cores, ${cpu:-unknown CPU}" >&2
+pids=()
+for i in 0 1; do
+  echo "+ brandubh train --config ${configs[$i]} --run ${dirs[$i]} (for $minutes min)" >&2
+  timeout --signal=INT "${minutes}m" "$BRANDUBH" train --quiet --config "${configs[$i]}" \
+    --run "${dirs[$i]}" >"${dirs[$i]}.log" 2>&1 &
+  pids+=($!)
+done
+for pid in "${pids[@]}"; do
+  # 124: stopped by the time limit, as planned; the last complete iteration is kept.
+  wait "$pid" || {
+    rc=$?
+    [ "$rc" -eq 124 ] || echo "a run ended with status $rc before its time: see its .log" >&2
+  }
+done
+out="$runs/reports"
+mkdir -p "$out"
+a="run:${dirs[0]}$play"
+b="run:${dirs[1]}$play"
+echo "+ brandubh match $a $b --matches $matches --seed $seed" >&2
+"$BRANDUBH" match "$a" "$b" --matches "$matches" --seed "$seed" --json >"$out/head-to-head.json"
+for i in 0 1; do
+  for o in "${opponents[@]}"; do
+    echo "+ brandubh match run:${dirs[$i]}$play $o --matches $matches --seed $seed" >&2
+    "$BRANDUBH" match "run:${dirs[$i]}$play" "$o" --matches "$matches" --seed "$seed" \
+      --json >"$out/$i-${o//[^a-z0-9]/_}.json"
+  done
+done
+python3 - "$out" "${dirs[@]}" "${opponents[@]}" <<'EOF'
+import json, os, re, sys
+
+out, dirs, opponents = sys.argv[1], sys.argv[2:4], sys.argv[4:]
+
+def metrics(d):
+    lines = []
+    with open(os.path.join(d, "metrics.jsonl")) as f:
+        for line in f:
+            if line.strip():
+                lines.append(json.loads(line))
+    return lines
+
+def report(path):
+    with open(path) as f:
+        return json.load(f)
+
+h = report(os.path.join(out, "head-to-head.json"))
+print(f"head to head ({h['matches']} matches): {h['a']} {h['record']['wins']}/"
+      f"{h['record']['draws']}/{h['record']['losses']} against {h['b']}")
+header = "| run | iterations | wall time (s) | self-play games | positions | White share of self-play wins, last iteration |"
+header += "".join(f" vs {o}: matches W/D/L, won as Black (without repetition) |" for o in opponents)
+print(header)
+print("|---" * (6 + len(opponents)) + "|")
+for i, d in enumerate(dirs):
+    m = metrics(d)
+    last = m[-1] if m else {}
+    games = sum(x["selfplay_games"] for x in m)
+    decided = last.get("white_win_rate", 0) + last.get("black_win_rate", 0)
+    share = last.get("white_win_rate", 0) / decided if decided else float("nan")
+    row = (f"| {os.path.basename(d)} | {len(m)} | {last.get('elapsed_s', 0):.0f} | {games} "
+           f"| {last.get('total_positions', 0)} | {share:.2f} |")
+    for o in opponents:
+        r = report(os.path.join(out, f"{i}-{re.sub('[^a-z0-9]', '_', o)}.json"))
+        rec, g = r["record"], r["games"]
+        rep = g["a_wins_as_black_by"]["repetition"]
+        row += (f" {rec['wins']}/{rec['draws']}/{rec['losses']}, {g['a_wins_as_black']} "
+                f"({g['a_wins_as_black'] - rep}) |")
+    print(row)
+EOF
