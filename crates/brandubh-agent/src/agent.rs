@@ -196,7 +196,7 @@ impl Agent {
     /// file's own setting is `meta().search.solver`).
     #[must_use]
     pub fn with_solver(mut self, solver: bool) -> Agent {
-        self.meta.search.solver = solver;
+        self.meta.search.solver = Some(solver);
         self
     }
 

@@ -122,7 +122,7 @@ impl Entrant {
                     settings.algorithm = *algorithm;
                 }
                 if let Some(solver) = solver {
-                    settings.solver = *solver;
+                    settings.solver = Some(*solver);
                 }
                 Kind::Net {
                     net,

@@ -116,8 +116,12 @@ pub struct SearchSettings {
     /// `1.0`.
     pub gumbel_c_scale: f64,
     /// MCTS-Solver: prove wins and losses inside the tree (see
-    /// [`crate::SearchConfig::solver`]). Default `true`.
-    pub solver: bool,
+    /// [`crate::SearchConfig::solver`]). `true` or `false` for every search; unset (the
+    /// default) is on in play ([`SearchSettings::play_config`]) and off in self-play
+    /// ([`SearchSettings::search_config`]), as measured in docs/ablations.md: it makes
+    /// play stronger, and early self-play games so one-sided that Black learns less.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub solver: Option<bool>,
 }
 
 impl Default for SearchSettings {
@@ -139,7 +143,7 @@ impl Default for SearchSettings {
             gumbel_candidates: gumbel.considered_moves,
             gumbel_c_visit: f64::from(gumbel.c_visit),
             gumbel_c_scale: f64::from(gumbel.c_scale),
-            solver: SearchConfig::default().solver,
+            solver: None,
         }
     }
 }
@@ -209,8 +213,22 @@ impl SearchSettings {
     /// The search these settings describe, checked, with the given ply cap (`None` in play,
     /// rule 9). The move choice is the search's best move (a self-play driver applies its
     /// own temperature schedule); the root noise is on (Dirichlet noise as set, for PUCT;
-    /// Gumbel noise, for Gumbel): call [`SearchConfig::without_noise`] for play.
+    /// Gumbel noise, for Gumbel): call [`SearchConfig::without_noise`] for play. The
+    /// solver is on only when [`SearchSettings::solver`] says so.
     pub fn search_config(&self, ply_cap: Option<u32>) -> Result<SearchConfig, SettingError> {
+        self.config(ply_cap, self.solver.unwrap_or(false))
+    }
+
+    /// The search for evaluation play: [`SearchSettings::search_config`] without noise,
+    /// with the solver unless [`SearchSettings::solver`] turns it off.
+    pub fn play_config(&self, ply_cap: Option<u32>) -> Result<SearchConfig, SettingError> {
+        Ok(self
+            .config(ply_cap, self.solver.unwrap_or(true))?
+            .without_noise())
+    }
+
+    /// The checked search of these settings, with or without the solver.
+    fn config(&self, ply_cap: Option<u32>, solver: bool) -> Result<SearchConfig, SettingError> {
         self.validate()?;
         let algorithm = match self.algorithm {
             Algorithm::Puct => AlgorithmConfig::Puct(PuctConfig {
@@ -233,15 +251,10 @@ impl SearchSettings {
             simulations: self.simulations,
             algorithm,
             ply_cap,
-            solver: self.solver,
+            solver,
         };
         config.validate()?;
         Ok(config)
-    }
-
-    /// The search for evaluation play: [`SearchSettings::search_config`] without noise.
-    pub fn play_config(&self, ply_cap: Option<u32>) -> Result<SearchConfig, SettingError> {
-        Ok(self.search_config(ply_cap)?.without_noise())
     }
 }
 
@@ -293,6 +306,22 @@ mod tests {
             s.gumbel_candidates,
             GumbelConfig::default().considered_moves
         );
+    }
+
+    #[test]
+    fn the_solver_is_on_in_play_and_off_in_self_play_unless_set() {
+        let auto = SearchSettings::default();
+        assert_eq!(auto.solver, None);
+        assert!(auto.play_config(None).unwrap().solver);
+        assert!(!auto.search_config(Some(100)).unwrap().solver);
+        for set in [true, false] {
+            let s = SearchSettings {
+                solver: Some(set),
+                ..SearchSettings::default()
+            };
+            assert_eq!(s.play_config(None).unwrap().solver, set);
+            assert_eq!(s.search_config(Some(100)).unwrap().solver, set);
+        }
     }
 
     #[test]
