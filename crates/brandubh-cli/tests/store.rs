@@ -372,9 +372,15 @@ fn a_learner_and_two_actors_train_through_s3_and_survive_faults() {
     };
     let moto = Moto::start(&bin);
     let proxy = Proxy::start(moto.port);
-    let minute = Duration::from_secs(60);
+    clean_run(&proxy);
+    run_with_faults(&proxy);
+}
 
-    // One learner and two actors, three iterations.
+const MINUTE: Duration = Duration::from_secs(60);
+
+/// One learner and two actors, three iterations.
+fn clean_run(proxy: &Proxy) {
+    let minute = MINUTE;
     let run = Run::new(proxy.port, "clean", 3);
     let mut learner = run.learner("learner");
     let mut actors = [run.actor("a1", "a1"), run.actor("a2", "a2")];
@@ -400,9 +406,12 @@ fn a_learner_and_two_actors_train_through_s3_and_survive_faults() {
         "{text}"
     );
     assert!(!text.contains("testing-secret"));
+}
 
-    // Faults: an actor killed mid-chunk and restarted with its id, the learner killed
-    // and restarted on an empty cache, the store away for 6 s.
+/// An actor killed mid-chunk and restarted with its id, the learner killed and restarted
+/// on an empty cache, the store away for 6 s.
+fn run_with_faults(proxy: &Proxy) {
+    let minute = MINUTE;
     let run = Run::new(proxy.port, "faults", 4);
     let mut learner = run.learner("learner-1");
     let mut x1 = run.actor("x1", "x1-first");
@@ -458,28 +467,37 @@ fn a_learner_and_two_actors_train_through_s3_and_survive_faults() {
     );
 }
 
+/// Arguments, environment, and what the error says.
+type Case = (
+    Vec<&'static str>,
+    Vec<(&'static str, &'static str)>,
+    &'static str,
+);
+
+/// `brandubh ARGS` with `env` and no AWS credentials of the caller's.
+fn without_credentials(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_brandubh"));
+    c.args(args)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."));
+    for v in [
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_WEB_IDENTITY_TOKEN_FILE",
+        "AWS_SKIP_SIGNATURE",
+        "AWS_IMDS",
+        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+    ] {
+        c.env_remove(v);
+    }
+    c.envs(env.iter().copied());
+    c.output().unwrap()
+}
+
 #[test]
 fn bad_store_locations_are_one_line_errors() {
-    let brandubh = |args: &[&str], env: &[(&str, &str)]| {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_brandubh"));
-        c.args(args)
-            .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."));
-        for v in [
-            "AWS_ACCESS_KEY_ID",
-            "AWS_SECRET_ACCESS_KEY",
-            "AWS_WEB_IDENTITY_TOKEN_FILE",
-            "AWS_SKIP_SIGNATURE",
-            "AWS_IMDS",
-            "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
-            "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-        ] {
-            c.env_remove(v);
-        }
-        c.envs(env.iter().copied());
-        c.output().unwrap()
-    };
-    let learner = |url: &str| {
-        [
+    let learner = |url: &'static str| {
+        vec![
             "train",
             "--role",
             "learner",
@@ -488,53 +506,41 @@ fn bad_store_locations_are_one_line_errors() {
             "--run",
             url,
         ]
-        .map(str::to_owned)
     };
-    for (args, env, needle) in [
+    let keys = vec![("AWS_ACCESS_KEY_ID", "k"), ("AWS_SECRET_ACCESS_KEY", "s")];
+    let cases: Vec<Case> = vec![
+        (learner("ftp://host/run"), vec![], "unknown scheme \"ftp\""),
+        (learner("s3://"), vec![], "no bucket"),
+        (learner("s3://bucket/run"), vec![], "no credentials"),
         (
-            learner("ftp://host/run").to_vec(),
-            vec![],
-            "unknown scheme \"ftp\"",
-        ),
-        (learner("s3://").to_vec(), vec![], "no bucket"),
-        (
-            learner("s3://bucket/run").to_vec(),
-            vec![],
-            "no credentials",
-        ),
-        (
-            learner("s3://KEY:hunter2@bucket/run").to_vec(),
+            learner("s3://KEY:hunter2@bucket/run"),
             vec![],
             "credentials in the URL are not accepted",
         ),
         (
-            ["train", "--role", "actor"].map(str::to_owned).to_vec(),
+            vec!["train", "--role", "actor"],
             vec![],
             "--role actor needs --run LOCATION",
         ),
         (
-            [
+            vec![
                 "train",
                 "--config",
                 "configs/tiny.toml",
                 "--run",
                 "s3://b/r",
-            ]
-            .map(str::to_owned)
-            .to_vec(),
-            vec![("AWS_ACCESS_KEY_ID", "k"), ("AWS_SECRET_ACCESS_KEY", "s")],
+            ],
+            keys,
             "--role all trains in one process on a directory",
         ),
         (
-            ["status", "--run", "gopher://x"]
-                .map(str::to_owned)
-                .to_vec(),
+            vec!["status", "--run", "gopher://x"],
             vec![],
             "unknown scheme",
         ),
-    ] {
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let o = brandubh(&args, &env);
+    ];
+    for (args, env, needle) in cases {
+        let o = without_credentials(&args, &env);
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(!o.status.success(), "{args:?}");
         assert!(err.contains(needle), "{args:?}: {err}");
