@@ -28,6 +28,9 @@ use brandubh_run::{RunDir, RunLayout};
 use brandubh_store::{Location, Retry, Store};
 use brandubh_train::remote::ConsumedRecord;
 
+mod common;
+use common::{bin, stderr, stdout};
+
 const BUCKET: &str = "brandubh";
 
 fn moto_server() -> Option<PathBuf> {
@@ -180,11 +183,10 @@ fn s3_env(port: u16) -> Vec<(String, String)> {
 
 /// A `brandubh` process with its stderr in `log`.
 fn spawn(args: &[&str], env: &[(String, String)], log: &Path) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_brandubh"))
+    bin()
         .args(args)
         .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
         .envs(env.iter().map(|(k, v)| (k, v)))
-        .env("NO_COLOR", "1")
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(log).unwrap())
         .spawn()
@@ -390,17 +392,13 @@ fn clean_run(proxy: &Proxy) {
     }
     assert!(read(&run.log("learner")).contains("iteration 3:"));
     run.check(&["a1", "a2"], 3, &[]);
-    let status = Command::new(env!("CARGO_BIN_EXE_brandubh"))
+    let status = bin()
         .args(["status", "--run", &run.url])
         .envs(run.env.iter().map(|(k, v)| (k, v)))
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&status.stdout);
-    assert!(
-        status.status.success(),
-        "{}",
-        String::from_utf8_lossy(&status.stderr)
-    );
+    let text = stdout(&status);
+    assert!(status.status.success(), "{}", stderr(&status));
     assert!(
         text.contains("iteration 3/3") && text.contains("a1  ") && text.contains("a2  "),
         "{text}"
@@ -476,7 +474,7 @@ type Case = (
 
 /// `brandubh ARGS` with `env` and no AWS credentials of the caller's.
 fn without_credentials(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_brandubh"));
+    let mut c = bin();
     c.args(args)
         .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."));
     for v in [
@@ -541,7 +539,7 @@ fn bad_store_locations_are_one_line_errors() {
     ];
     for (args, env, needle) in cases {
         let o = without_credentials(&args, &env);
-        let err = String::from_utf8_lossy(&o.stderr);
+        let err = stderr(&o);
         assert!(!o.status.success(), "{args:?}");
         assert!(err.contains(needle), "{args:?}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
@@ -577,7 +575,7 @@ fn status_reads_a_directory_run_without_writing() {
     let dir = tmp.path().join("run");
     let run = dir.to_str().unwrap();
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let o = Command::new(env!("CARGO_BIN_EXE_brandubh"))
+    let o = bin()
         .args([
             "train",
             "--config",
@@ -591,14 +589,11 @@ fn status_reads_a_directory_run_without_writing() {
         .current_dir(&repo)
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{}", stderr(&o));
     let before = snapshot(&dir);
-    let o = Command::new(env!("CARGO_BIN_EXE_brandubh"))
-        .args(["status", "--run", run])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = bin().args(["status", "--run", run]).output().unwrap();
+    let text = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
     assert!(text.starts_with("run tiny at "), "{text}");
     assert!(text.contains("iteration 1/2: 4 games"), "{text}");
     assert!(text.contains("networks: 2 (0..1)"), "{text}");
@@ -607,22 +602,18 @@ fn status_reads_a_directory_run_without_writing() {
     // A closed pipe ends it quietly; a missing directory is one line, and is not created.
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
-    let o = Command::new(env!("CARGO_BIN_EXE_brandubh"))
+    let o = bin()
         .args(["status", "--run", run])
         .stdout(writer)
         .output()
         .unwrap();
-    assert!(
-        o.status.success() && o.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert!(o.status.success() && o.stderr.is_empty(), "{}", stderr(&o));
     let missing = tmp.path().join("nothing");
-    let o = Command::new(env!("CARGO_BIN_EXE_brandubh"))
+    let o = bin()
         .args(["status", "--run", missing.to_str().unwrap()])
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = stderr(&o);
     assert!(
         !o.status.success() && err.contains("no such directory"),
         "{err}"

@@ -308,6 +308,7 @@ mod cloud {
     //! Building the `object_store` of a location, with its environment.
 
     use super::*;
+    use object_store::{aws, azure, gcp};
 
     /// Request timeouts: a dead server is noticed in seconds and retried by
     /// [`Store`]'s own loop (object_store's silent retries are off). Set before the
@@ -339,6 +340,24 @@ mod cloud {
         })
     }
 
+    /// A cloud store from its builder: our timeouts, then the environment's keys (which
+    /// may change them), the bucket, no silent retries, under the run's prefix.
+    macro_rules! cloud {
+        ($builder:path, $env:expr, $env_prefix:literal, $bucket:ident($name:expr), $prefix:expr) => {{
+            install_tls_provider();
+            let store = configs($env, $env_prefix)
+                .fold(
+                    <$builder>::new().with_client_options(client_options()),
+                    |b, (k, v)| b.with_config(k, v),
+                )
+                .$bucket($name)
+                .with_retry(no_retries())
+                .build()
+                .map_err(|e| one_line(&e))?;
+            prefixed(store, $prefix)
+        }};
+    }
+
     pub(super) fn build(
         location: &Location,
         env: &[(String, String)],
@@ -357,46 +376,31 @@ mod cloud {
             Location::Memory => Arc::new(object_store::memory::InMemory::new()),
             Location::S3 { bucket, prefix } => {
                 check_aws_credentials(env)?;
-                install_tls_provider();
-                let s3 = configs(env, "AWS_")
-                    .fold(
-                        object_store::aws::AmazonS3Builder::new()
-                            .with_client_options(client_options()),
-                        |b, (k, v)| b.with_config(k, v),
-                    )
-                    .with_bucket_name(bucket)
-                    .with_retry(no_retries())
-                    .build()
-                    .map_err(one)?;
-                prefixed(s3, prefix)
+                cloud!(
+                    aws::AmazonS3Builder,
+                    env,
+                    "AWS_",
+                    with_bucket_name(bucket),
+                    prefix
+                )
             }
             Location::Gcs { bucket, prefix } => {
-                install_tls_provider();
-                let gcs = configs(env, "GOOGLE_")
-                    .fold(
-                        object_store::gcp::GoogleCloudStorageBuilder::new()
-                            .with_client_options(client_options()),
-                        |b, (k, v)| b.with_config(k, v),
-                    )
-                    .with_bucket_name(bucket)
-                    .with_retry(no_retries())
-                    .build()
-                    .map_err(one)?;
-                prefixed(gcs, prefix)
+                cloud!(
+                    gcp::GoogleCloudStorageBuilder,
+                    env,
+                    "GOOGLE_",
+                    with_bucket_name(bucket),
+                    prefix
+                )
             }
             Location::Azure { container, prefix } => {
-                install_tls_provider();
-                let az = configs(env, "AZURE_")
-                    .fold(
-                        object_store::azure::MicrosoftAzureBuilder::new()
-                            .with_client_options(client_options()),
-                        |b, (k, v)| b.with_config(k, v),
-                    )
-                    .with_container_name(container)
-                    .with_retry(no_retries())
-                    .build()
-                    .map_err(one)?;
-                prefixed(az, prefix)
+                cloud!(
+                    azure::MicrosoftAzureBuilder,
+                    env,
+                    "AZURE_",
+                    with_container_name(container),
+                    prefix
+                )
             }
         })
     }

@@ -279,13 +279,7 @@ impl GameSource for Learner<'_> {
             chunks: picked
                 .iter()
                 .zip(0u32..)
-                .map(|((key, _, chunk), seq)| ConsumedChunk {
-                    key: key.clone(),
-                    seq,
-                    games: chunk.games.len() as u64,
-                    positions: chunk.position_count() as u64,
-                    tagged: chunk.info.iteration,
-                })
+                .map(|((key, _, chunk), seq)| ConsumedChunk::of(key, seq, chunk))
                 .collect(),
             dropped,
         };

@@ -56,6 +56,20 @@ pub struct ConsumedChunk {
     pub tagged: u32,
 }
 
+impl ConsumedChunk {
+    /// The record of `chunk`, stored at `key`, as the iteration's chunk `seq`.
+    #[must_use]
+    pub fn of(key: &str, seq: u32, chunk: &brandubh_run::replay::Chunk) -> ConsumedChunk {
+        ConsumedChunk {
+            key: key.to_owned(),
+            seq,
+            games: chunk.games.len() as u64,
+            positions: chunk.position_count() as u64,
+            tagged: chunk.info.iteration,
+        }
+    }
+}
+
 /// `actors/ACTOR.json`: what an actor has uploaded, rewritten after each chunk.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

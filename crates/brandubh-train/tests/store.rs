@@ -202,13 +202,7 @@ fn a_restarted_learner_redoes_an_iteration_with_the_same_chunks() {
             .map(|(k, seq)| {
                 let chunk =
                     replay::decode_chunk(&store.get(k).unwrap().unwrap(), Path::new(k)).unwrap();
-                brandubh_train::remote::ConsumedChunk {
-                    key: k.clone(),
-                    seq,
-                    games: chunk.games.len() as u64,
-                    positions: chunk.position_count() as u64,
-                    tagged: chunk.info.iteration,
-                }
+                brandubh_train::remote::ConsumedChunk::of(k, seq, &chunk)
             })
             .collect(),
         dropped: Vec::new(),
@@ -368,14 +362,13 @@ fn a_pointer_to_a_missing_network_is_a_one_line_error() {
     store
         .put(RunLayout::LATEST, &serde_json::to_vec(&pointer).unwrap())
         .unwrap();
-    let e = actor::act(
-        &store,
-        None,
-        &actor_options(&tmp.path().join("a"), "a", Some(1)),
-        &mut Quiet,
-    )
-    .unwrap_err()
-    .to_string();
+    let fails = |id: &str| {
+        let options = actor_options(&tmp.path().join("a"), id, Some(1));
+        actor::act(&store, None, &options, &mut Quiet)
+            .unwrap_err()
+            .to_string()
+    };
+    let e = fails("a");
     assert!(
         e.starts_with(
             "memory://latest names network checkpoints/iter-000005, which cannot be fetched"
@@ -391,26 +384,12 @@ fn a_pointer_to_a_missing_network_is_a_one_line_error() {
     store
         .put(RunLayout::LATEST, &serde_json::to_vec(&evil).unwrap())
         .unwrap();
-    let e = actor::act(
-        &store,
-        None,
-        &actor_options(&tmp.path().join("a"), "a", Some(1)),
-        &mut Quiet,
-    )
-    .unwrap_err()
-    .to_string();
+    let e = fails("a");
     assert!(
         e.contains("names config.toml, not a file of checkpoints/iter-000005."),
         "{e}"
     );
     // And a bad actor id.
-    let e = actor::act(
-        &store,
-        None,
-        &actor_options(&tmp.path().join("a"), "a/b", Some(1)),
-        &mut Quiet,
-    )
-    .unwrap_err()
-    .to_string();
+    let e = fails("a/b");
     assert!(e.contains("actor id \"a/b\""), "{e}");
 }
