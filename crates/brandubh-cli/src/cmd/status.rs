@@ -27,7 +27,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         anyhow::bail!("run {}: no such directory", dir.display());
     }
     let env: Vec<(String, String)> = std::env::vars().collect();
-    let store = Store::open_with(location.clone(), brandubh_store::Retry::default(), &env)?;
+    // A look, not a job: give up on an unreachable store after a few retries.
+    let retry = brandubh_store::Retry {
+        give_up_after: std::time::Duration::from_secs(20),
+        ..brandubh_store::Retry::default()
+    };
+    let store = Store::open_with(location.clone(), retry, &env)?;
     let s = status::status(&store).with_context(|| format!("run {location}"))?;
     let mut w = out::stdout();
     w.write_all(render(&location, &s).as_bytes())?;
