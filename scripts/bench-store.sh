@@ -12,23 +12,27 @@
 # The store is a directory (file://) unless STORE is set (e.g. STORE=s3://bucket/bench with
 # the AWS_* variables of README "Training on many machines").
 #
+# GAMES=N overrides games_per_iteration (more games, steadier figures).
+#
 # Usage: scripts/bench-store.sh [CONFIG] [ROUNDS]     (defaults: configs/quick.toml, 2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 config_in="${1:-configs/quick.toml}"
 rounds="${2:-2}"
-cargo build --workspace --release --bin brandubh >/dev/null
+cargo build --workspace --release --bin brandubh 2>/dev/null
 bin=target/release/brandubh
 work="$(mktemp -d)"
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
 # One iteration, no evaluation matches: only self-play and ingest are compared.
 config="$work/bench.toml"
-python3 - "$config_in" "$config" <<'EOF'
+python3 - "$config_in" "$config" "${GAMES:-}" <<'EOF'
 import re, sys
 text = open(sys.argv[1]).read()
 text = re.sub(r"(?m)^iterations = \d+", "iterations = 1", text)
 text = re.sub(r"(?m)^matches = \d+", "matches = 0", text)
+if len(sys.argv) > 3 and sys.argv[3]:
+    text = re.sub(r"(?m)^games_per_iteration = \d+", f"games_per_iteration = {sys.argv[3]}", text)
 open(sys.argv[2], "w").write(text)
 EOF
 games=$(python3 -c "import re,sys;print(re.search(r'(?m)^games_per_iteration = (\d+)',open(sys.argv[1]).read()).group(1))" "$config")
