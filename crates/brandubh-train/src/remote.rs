@@ -112,7 +112,7 @@ pub(crate) fn put_json<T: Serialize>(store: &Store, key: &str, value: &T) -> Res
 }
 
 /// The run's configuration in the store, if it has one.
-pub(crate) fn stored_config(store: &Store) -> Result<Option<RunConfig>, RunError> {
+pub fn stored_config(store: &Store) -> Result<Option<RunConfig>, RunError> {
     let Some(bytes) = store.get(RunLayout::CONFIG)? else {
         return Ok(None);
     };
@@ -226,11 +226,4 @@ pub(crate) fn now_unix_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
-/// The run's configuration in the store; an error naming the store if it has none.
-pub fn run_config(store: &Store) -> Result<RunConfig, RunError> {
-    stored_config(store)?.ok_or_else(|| {
-        RunError::Remote(format!("{}: the run has no config.toml", store.location()))
-    })
 }

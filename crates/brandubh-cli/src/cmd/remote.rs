@@ -35,6 +35,16 @@ fn cache_dir(args: &Args, location: &Location, role: &str) -> PathBuf {
 pub fn learner(args: &Args, config: Option<&RunConfig>) -> anyhow::Result<ExitCode> {
     let location = args.location(config)?;
     let store = open(&location)?;
+    // Without --config, the run's own (which `learn` would read anyway): the progress
+    // bars need its iteration count.
+    let stored;
+    let config = match config {
+        Some(c) => Some(c),
+        None => {
+            stored = brandubh_train::remote::stored_config(&store)?;
+            stored.as_ref()
+        }
+    };
     let options = LearnerOptions {
         run: args.options(cache_dir(args, &location, "learner")),
         poll: args.poll(),
@@ -55,10 +65,9 @@ pub fn learner(args: &Args, config: Option<&RunConfig>) -> anyhow::Result<ExitCo
     )
     .with_context(|| format!("learner of {location}"))?;
     observer.finish();
-    let config = config
-        .cloned()
-        .map_or_else(|| brandubh_train::remote::run_config(&store), Ok)?;
-    log_finished(&location.to_string(), &config, &state);
+    if let Some(config) = config {
+        log_finished(&location.to_string(), config, &state);
+    }
     Ok(ExitCode::SUCCESS)
 }
 

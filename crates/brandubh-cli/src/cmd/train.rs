@@ -266,7 +266,12 @@ impl Observer for Bars {
         self.start(
             games,
             "{prefix} [{bar:30}] {pos}/{len} games {msg} ({elapsed}, eta {eta})",
-            format!("iter {iteration}/{} self-play", self.iterations),
+            if self.iterations == 0 {
+                // An actor: no iteration count, the network it plays.
+                format!("network {} self-play", iteration.saturating_sub(1))
+            } else {
+                format!("iter {iteration}/{} self-play", self.iterations)
+            },
         );
     }
 
