@@ -77,7 +77,7 @@ pub fn act(
         }
     }
     let mut actor = Actor::start(store, &stored, options)?;
-    while options.max_chunks.is_none_or(|m| actor.status.chunks < m) {
+    while options.max_chunks.is_none_or(|m| actor.uploaded_now() < m) {
         let pointer = remote::wait_for("the learner's first network", options.poll, || {
             remote::get_json::<Pointer>(store, RunLayout::LATEST)
         })?;
@@ -88,7 +88,7 @@ pub fn act(
         actor.play_segment(&pointer, observer)?;
     }
     Ok(ActorSummary {
-        chunks: actor.status.chunks - actor.first_status.chunks,
+        chunks: actor.uploaded_now(),
         games: actor.status.games - actor.first_status.games,
         positions: actor.status.positions - actor.first_status.positions,
         seconds: actor.started.elapsed().as_secs_f64(),
@@ -151,6 +151,11 @@ impl<'a> Actor<'a> {
         })
     }
 
+    /// Chunks uploaded by this process (the status also counts earlier ones of its id).
+    fn uploaded_now(&self) -> u64 {
+        self.status.chunks - self.first_status.chunks
+    }
+
     /// Plays up to `games_per_iteration` games with the pointer's network, uploading
     /// chunks as they fill.
     fn play_segment(
@@ -171,7 +176,8 @@ impl<'a> Actor<'a> {
         let per_chunk = run::chunk_games(self.config);
         let mut count = u64::from(self.config.selfplay.games_per_iteration);
         if let Some(max) = self.options.max_chunks {
-            count = count.min((max - self.status.chunks) * per_chunk as u64);
+            let left = max.saturating_sub(self.uploaded_now());
+            count = count.min(left.saturating_mul(per_chunk as u64));
         }
         // Each segment's games are seeded from the chunk number it starts at: a restarted
         // actor replays only games that it never uploaded.
