@@ -33,6 +33,7 @@ enum Command {
     Analyze(cmd::analyze::Args),
     Engine(cmd::engine::Args),
     Serve(cmd::serve::Args),
+    Status(cmd::status::Args),
 }
 
 fn main() -> ExitCode {
@@ -50,6 +51,7 @@ fn main() -> ExitCode {
         Command::Analyze(args) => cmd::analyze::run(args),
         Command::Engine(args) => cmd::engine::run(args),
         Command::Serve(args) => cmd::serve::run(args),
+        Command::Status(args) => cmd::status::run(args),
     };
     match result {
         Ok(code) => code,

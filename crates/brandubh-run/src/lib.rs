@@ -11,8 +11,12 @@
 //! Every file is written with [`brandubh_fs::write_atomic`], so that a crash at any moment
 //! never leaves a partial file.
 //!
-//! - [`run_dir`]: [`RunDir`], the one owner of the run-directory layout (config, state,
-//!   checkpoints, chunks, metrics, plots, ladder), and [`RunState`] (`state.json`).
+//! - [`layout`]: [`RunLayout`], the one owner of a run's layout: every file's name relative
+//!   to the run's root, for a run directory and for a store run alike (config, state,
+//!   checkpoints, chunks, metrics, plots, ladder; the pointer, actor chunks, the learner's
+//!   records);
+//! - [`run_dir`]: [`RunDir`], that layout as paths of a directory, and [`RunState`]
+//!   (`state.json`).
 //!
 //! Architecture invariant: this crate knows the rules crate and the search crate's settings
 //! only; it does not depend on the network crate, burn, clap or indicatif. The training
@@ -51,9 +55,11 @@
 #![warn(missing_docs)]
 
 pub mod config;
+pub mod layout;
 pub mod metrics;
 pub mod plot;
 pub mod replay;
 pub mod run_dir;
 
+pub use layout::RunLayout;
 pub use run_dir::{RunDir, RunDirError, RunState};

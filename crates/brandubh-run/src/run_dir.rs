@@ -1,5 +1,6 @@
-//! [`RunDir`]: the one owner of the run-directory layout. Every path inside a run is built
-//! here; the trainer, the evaluator, the ladder and the binary ask a `RunDir` for them.
+//! [`RunDir`]: a run's layout ([`RunLayout`], the names relative to the run's root) as
+//! paths of a directory. Every path inside a run directory is built here; the trainer, the
+//! evaluator, the ladder and the binary ask a `RunDir` for them.
 //!
 //! ```text
 //! runs/NAME/
@@ -20,17 +21,8 @@ use serde::{Deserialize, Serialize};
 
 use brandubh_fs::FsError;
 
-const CONFIG_FILE: &str = "config.toml";
-const STATE_FILE: &str = "state.json";
-const CHECKPOINTS_DIR: &str = "checkpoints";
-const CHUNKS_DIR: &str = "chunks";
-const METRICS_FILE: &str = "metrics.jsonl";
-const LEARNING_CURVES_FILE: &str = "learning_curves.png";
-const LADDER_DIR: &str = "ladder";
-const LADDER_GAMES_FILE: &str = "games.jsonl";
-const LADDER_RATINGS_FILE: &str = "ratings.json";
-const ELO_PLOT_FILE: &str = "elo.png";
-const CHECKPOINT_PREFIX: &str = "iter-";
+pub use crate::layout::checkpoint_name;
+use crate::layout::{CHECKPOINT_PREFIX, RunLayout};
 
 /// The files of a run directory (nothing is created until written).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -91,7 +83,7 @@ impl RunDir {
     #[must_use]
     pub fn of_checkpoint(checkpoint: &Path) -> Option<RunDir> {
         let dir = checkpoint.parent()?;
-        if dir.file_name()? != CHECKPOINTS_DIR {
+        if dir.file_name()? != RunLayout::CHECKPOINTS {
             return None;
         }
         let root = dir.parent()?;
@@ -111,74 +103,73 @@ impl RunDir {
     /// `config.toml`: the configuration the run was started with.
     #[must_use]
     pub fn config(&self) -> PathBuf {
-        self.root.join(CONFIG_FILE)
+        self.root.join(RunLayout::CONFIG)
     }
 
     /// `state.json`: the last complete iteration.
     #[must_use]
     pub fn state(&self) -> PathBuf {
-        self.root.join(STATE_FILE)
+        self.root.join(RunLayout::STATE)
     }
 
     /// The chunk directory.
     #[must_use]
     pub fn chunks(&self) -> PathBuf {
-        self.root.join(CHUNKS_DIR)
+        self.root.join(RunLayout::CHUNKS)
     }
 
     /// The chunk `seq` of `iteration`.
     #[must_use]
     pub fn chunk(&self, iteration: u32, seq: u32) -> PathBuf {
-        self.chunks()
-            .join(crate::replay::chunk_file_name(iteration, seq))
+        self.root.join(RunLayout::chunk(iteration, seq))
     }
 
     /// The checkpoint directory.
     #[must_use]
     pub fn checkpoints(&self) -> PathBuf {
-        self.root.join(CHECKPOINTS_DIR)
+        self.root.join(RunLayout::CHECKPOINTS)
     }
 
     /// The checkpoint (stem, without extension) of `iteration`.
     #[must_use]
     pub fn checkpoint(&self, iteration: u32) -> PathBuf {
-        self.checkpoints().join(checkpoint_name(iteration))
+        self.root.join(RunLayout::checkpoint(iteration))
     }
 
     /// `metrics.jsonl`.
     #[must_use]
     pub fn metrics(&self) -> PathBuf {
-        self.root.join(METRICS_FILE)
+        self.root.join(RunLayout::METRICS)
     }
 
     /// `learning_curves.png`.
     #[must_use]
     pub fn learning_curves(&self) -> PathBuf {
-        self.root.join(LEARNING_CURVES_FILE)
+        self.root.join(RunLayout::LEARNING_CURVES)
     }
 
     /// The ladder's directory.
     #[must_use]
     pub fn ladder(&self) -> PathBuf {
-        self.root.join(LADDER_DIR)
+        self.root.join(RunLayout::LADDER)
     }
 
     /// The ladder's stored matches.
     #[must_use]
     pub fn ladder_games(&self) -> PathBuf {
-        self.ladder().join(LADDER_GAMES_FILE)
+        self.root.join(RunLayout::LADDER_GAMES)
     }
 
     /// The ladder's ratings.
     #[must_use]
     pub fn ladder_ratings(&self) -> PathBuf {
-        self.ladder().join(LADDER_RATINGS_FILE)
+        self.root.join(RunLayout::LADDER_RATINGS)
     }
 
     /// `elo.png`: the ladder's plot.
     #[must_use]
     pub fn elo_plot(&self) -> PathBuf {
-        self.root.join(ELO_PLOT_FILE)
+        self.root.join(RunLayout::ELO_PLOT)
     }
 
     /// Creates the directory with its chunk and checkpoint directories, and removes the
@@ -277,12 +268,6 @@ impl RunDir {
         stems.dedup();
         Ok(stems)
     }
-}
-
-/// `iter-NNNNNN`: the trainer's name for the checkpoint of `iteration`.
-#[must_use]
-pub fn checkpoint_name(iteration: u32) -> String {
-    format!("{CHECKPOINT_PREFIX}{iteration:06}")
 }
 
 #[cfg(test)]

@@ -83,6 +83,12 @@ pub enum RunError {
     /// The evaluation hook failed.
     #[error(transparent)]
     Evaluation(#[from] EvaluationError),
+    /// The run's store failed (after retries) or holds something unusable.
+    #[error(transparent)]
+    Store(#[from] brandubh_store::StoreError),
+    /// A store run's object is missing or damaged; the message names it.
+    #[error("{0}")]
+    Remote(String),
 }
 
 impl From<SearchError> for RunError {
@@ -104,6 +110,30 @@ pub trait Observer {
     fn training_step(&mut self, _step: u32, _stats: &StepStats) {}
     /// An iteration is complete (its metrics line written).
     fn iteration_finished(&mut self, _metrics: &IterationMetrics) {}
+    /// Store runs: an actor plays with the network of `iteration` from now on.
+    fn network_loaded(&mut self, _iteration: u32) {}
+    /// Store runs: the learner's iteration waits for games (`have` of `need` so far; the
+    /// games of each actor among them).
+    fn waiting_for_games(
+        &mut self,
+        _iteration: u32,
+        _have: u64,
+        _need: u64,
+        _by_actor: &[(String, u64)],
+    ) {
+    }
+}
+
+/// Where an iteration's games come from when it does not play them itself: the learner
+/// of a store run takes them from actors. [`train_with`] calls it in place of self-play.
+pub trait GameSource {
+    /// Puts the games iteration `n` trains on into chunk files of iteration `n` in `dir`
+    /// (`RunDir::chunk(n, seq)`), and returns once there are enough of them.
+    fn gather(&mut self, dir: &RunDir, n: u32, observer: &mut dyn Observer)
+    -> Result<(), RunError>;
+    /// The run's state is recorded in `dir` (after preparing the run, and after each
+    /// iteration's `state.json`): publish what others need.
+    fn recorded(&mut self, dir: &RunDir, state: &RunState) -> Result<(), RunError>;
 }
 
 /// A do-nothing [`Observer`].
@@ -317,12 +347,27 @@ pub fn train(
     observer: &mut dyn Observer,
     evaluator: &mut dyn Evaluate,
 ) -> Result<RunState, RunError> {
+    train_with(config, options, observer, evaluator, None)
+}
+
+/// [`train`], with the games of each iteration from `source` instead of self-play when
+/// one is given (the learner of a store run).
+pub fn train_with(
+    config: &RunConfig,
+    options: &RunOptions,
+    observer: &mut dyn Observer,
+    evaluator: &mut dyn Evaluate,
+    mut source: Option<&mut dyn GameSource>,
+) -> Result<RunState, RunError> {
     config.validate().map_err(|e| ConfigError::Invalid {
         file: RunDir::new(&options.dir).config().display().to_string(),
         error: e,
     })?;
     let mut state = prepare(config, options)?;
     let dir = RunDir::new(&options.dir);
+    if let Some(source) = source.as_deref_mut() {
+        source.recorded(&dir, &state)?;
+    }
     let mut done_now = 0;
     while state.iteration < config.iterations
         && options.max_new_iterations.is_none_or(|m| done_now < m)
@@ -334,7 +379,7 @@ pub fn train(
             n: state.iteration + 1,
             started: Instant::now(),
         };
-        state = it.run(state, observer, evaluator)?;
+        state = it.run(state, observer, evaluator, source.as_deref_mut())?;
         done_now += 1;
     }
     Ok(state)
@@ -352,7 +397,7 @@ struct Iteration<'a> {
 
 /// What self-play produced, counted as games arrive (the games themselves go to chunks).
 #[derive(Debug, Default)]
-struct GameTally {
+pub(crate) struct GameTally {
     games: u64,
     positions: u64,
     plies: u64,
@@ -371,6 +416,15 @@ impl GameTally {
             GameResult::Finished(_) => self.black_wins += 1,
             GameResult::Unfinished => self.unfinished += 1,
         }
+    }
+
+    fn merge(&mut self, other: &GameTally) {
+        self.games += other.games;
+        self.positions += other.positions;
+        self.plies += other.plies;
+        self.white_wins += other.white_wins;
+        self.black_wins += other.black_wins;
+        self.unfinished += other.unfinished;
     }
 
     /// `count` as a share of the games (0 without games).
@@ -399,14 +453,18 @@ struct TrainingOutcome {
 
 impl Iteration<'_> {
     /// Self-play → training → checkpoint → evaluation and gating → metrics, plot, state.
-    fn run(
+    fn run<'s>(
         &self,
         mut state: RunState,
         observer: &mut dyn Observer,
         evaluator: &mut dyn Evaluate,
+        mut source: Option<&mut (dyn GameSource + 's)>,
     ) -> Result<RunState, RunError> {
         let selfplay_ckpt = self.dir.root().join(&state.selfplay_checkpoint);
-        let games = self.self_play(&selfplay_ckpt, observer)?;
+        let games = match source.as_deref_mut() {
+            None => self.self_play(&selfplay_ckpt, observer)?,
+            Some(source) => self.gathered(source, observer)?,
+        };
         let total_positions = state.total_positions + games.tally.positions;
         let (trainer, training) = self.train(games.tally.positions, total_positions, observer)?;
         let ckpt = self.save_checkpoint(
@@ -434,8 +492,27 @@ impl Iteration<'_> {
         state.elapsed_s += self.started.elapsed().as_secs_f64();
         let m = self.metrics(&state, &games, &training, report, accepted);
         self.record(&state, &m)?;
+        if let Some(source) = source {
+            source.recorded(self.dir, &state)?;
+        }
         observer.iteration_finished(&m);
         Ok(state)
+    }
+
+    /// The games of this iteration from `source`, counted from the chunk files it wrote.
+    fn gathered(
+        &self,
+        source: &mut dyn GameSource,
+        observer: &mut dyn Observer,
+    ) -> Result<SelfPlayOutcome, RunError> {
+        let t0 = Instant::now();
+        source.gather(self.dir, self.n, observer)?;
+        let (tally, _) = existing_games(self.dir, self.n)?;
+        Ok(SelfPlayOutcome {
+            tally,
+            stats: SelfPlayStats::default(),
+            seconds: t0.elapsed().as_secs_f64(),
+        })
     }
 
     fn seed(&self, purpose: u64) -> u64 {
@@ -450,61 +527,27 @@ impl Iteration<'_> {
         observer: &mut dyn Observer,
     ) -> Result<SelfPlayOutcome, RunError> {
         let (config, dir, n) = (self.config, self.dir, self.n);
-        let plain = self.options.device.clone().without_autodiff();
-        let (model, _) = checkpoint::load(selfplay_ckpt, &plain, Some(&net_config(config)))?;
         let (mut tally, mut seq) = existing_games(dir, n)?;
         let target = u64::from(config.selfplay.games_per_iteration);
         let already = tally.games;
         let remaining = target.saturating_sub(already);
         observer.selfplay_started(n, remaining, already);
-        let settings = selfplay_settings(config).map_err(SearchError::from)?;
-        let fast =
-            (!self.options.selfplay_on_device).then(|| Arc::new(FastNet::from_model(&model)));
-        let symmetry = config.selfplay.symmetry_at_inference;
-        let eval_seed = self.seed(1);
-        let per_chunk = (target / 8).clamp(1, 64) as usize;
-        let mut pending: Vec<GameRecord> = Vec::new();
-        let flush = |pending: &mut Vec<GameRecord>, seq: &mut u32| -> Result<(), RunError> {
-            if !pending.is_empty() {
-                let games = std::mem::take(pending);
-                let chunk = Chunk {
-                    info: ChunkInfo::new(&config.name, n),
-                    games,
-                };
-                replay::write_chunk(&dir.chunk(n, *seq), &chunk)?;
-                *seq += 1;
-            }
-            Ok(())
+        let batch = GameBatch {
+            checkpoint: selfplay_ckpt,
+            seed: self.seed(0),
+            eval_seed: self.seed(1),
+            first: already,
+            count: remaining,
+            per_chunk: chunk_games(config),
+            iteration: n,
         };
         let t0 = Instant::now();
-        let make_evaluator = |worker: usize| {
-            let ev = match &fast {
-                Some(fast) => NetEvaluator::new(Arc::clone(fast)),
-                None => NetEvaluator::burn(&model, &plain),
-            };
-            if symmetry {
-                ev.with_random_symmetry(eval_seed ^ worker as u64)
-            } else {
-                ev
-            }
-        };
-        let stats = selfplay::play::<_, _, _, RunError>(
-            &settings,
-            self.seed(0),
-            already,
-            remaining,
-            make_evaluator,
-            |game, stats| {
-                tally.add(&game);
-                pending.push(game);
-                observer.game_finished(stats.games, stats);
-                if pending.len() >= per_chunk {
-                    flush(&mut pending, &mut seq)?;
-                }
-                Ok(())
-            },
-        )?;
-        flush(&mut pending, &mut seq)?;
+        let (played, stats) = play_games(config, self.options, &batch, observer, |chunk| {
+            replay::write_chunk(&dir.chunk(n, seq), &chunk)?;
+            seq += 1;
+            Ok(())
+        })?;
+        tally.merge(&played);
         Ok(SelfPlayOutcome {
             tally,
             stats,
@@ -689,6 +732,86 @@ impl Iteration<'_> {
         self.dir.write_state(state)?;
         Ok(())
     }
+}
+
+/// Games to play with one network: which, from which game index, how many, and how many
+/// to a chunk.
+pub(crate) struct GameBatch<'a> {
+    /// The network's checkpoint (stem).
+    pub checkpoint: &'a Path,
+    /// The games' seed (game `i` is seeded with `game_seed(seed, i)`).
+    pub seed: u64,
+    /// The seed of the random symmetries at inference.
+    pub eval_seed: u64,
+    /// The index of the first game.
+    pub first: u64,
+    /// How many games.
+    pub count: u64,
+    /// Games per chunk.
+    pub per_chunk: usize,
+    /// The iteration the chunks are tagged with (the network's iteration + 1).
+    pub iteration: u32,
+}
+
+/// Games per chunk of a run: an eighth of an iteration, 1 to 64.
+pub(crate) fn chunk_games(config: &RunConfig) -> usize {
+    (u64::from(config.selfplay.games_per_iteration) / 8).clamp(1, 64) as usize
+}
+
+/// Plays `batch` with the run's self-play settings, handing every `per_chunk` finished
+/// games (and the rest at the end) to `on_chunk` as a chunk, while the workers go on.
+pub(crate) fn play_games(
+    config: &RunConfig,
+    options: &RunOptions,
+    batch: &GameBatch<'_>,
+    observer: &mut dyn Observer,
+    mut on_chunk: impl FnMut(Chunk) -> Result<(), RunError>,
+) -> Result<(GameTally, SelfPlayStats), RunError> {
+    let plain = options.device.clone().without_autodiff();
+    let (model, _) = checkpoint::load(batch.checkpoint, &plain, Some(&net_config(config)))?;
+    let settings = selfplay_settings(config).map_err(SearchError::from)?;
+    let fast = (!options.selfplay_on_device).then(|| Arc::new(FastNet::from_model(&model)));
+    let symmetry = config.selfplay.symmetry_at_inference;
+    let mut tally = GameTally::default();
+    let mut pending: Vec<GameRecord> = Vec::new();
+    let mut flush = |pending: &mut Vec<GameRecord>| -> Result<(), RunError> {
+        if pending.is_empty() {
+            return Ok(());
+        }
+        on_chunk(Chunk {
+            info: ChunkInfo::new(&config.name, batch.iteration),
+            games: std::mem::take(pending),
+        })
+    };
+    let make_evaluator = |worker: usize| {
+        let ev = match &fast {
+            Some(fast) => NetEvaluator::new(Arc::clone(fast)),
+            None => NetEvaluator::burn(&model, &plain),
+        };
+        if symmetry {
+            ev.with_random_symmetry(batch.eval_seed ^ worker as u64)
+        } else {
+            ev
+        }
+    };
+    let stats = selfplay::play::<_, _, _, RunError>(
+        &settings,
+        batch.seed,
+        batch.first,
+        batch.count,
+        make_evaluator,
+        |game, stats| {
+            tally.add(&game);
+            pending.push(game);
+            observer.game_finished(stats.games, stats);
+            if pending.len() >= batch.per_chunk {
+                flush(&mut pending)?;
+            }
+            Ok(())
+        },
+    )?;
+    flush(&mut pending)?;
+    Ok((tally, stats))
 }
 
 /// The games of `iteration` already in chunk files, counted, and the next free chunk number.

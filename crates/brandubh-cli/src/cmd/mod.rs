@@ -8,8 +8,10 @@ pub mod ladder;
 pub mod match_;
 pub mod perft;
 pub mod play;
+pub mod remote;
 pub mod replay;
 pub mod serve;
+pub mod status;
 pub mod train;
 
 use anyhow::Context;

@@ -1,4 +1,4 @@
-//! `brandubh train --config FILE [--run DIR]`: the main job.
+//! `brandubh train --config FILE [--run LOCATION] [--role all|learner|actor]`: the main job.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -6,8 +6,10 @@ use std::time::Duration;
 
 use anyhow::Context;
 use brandubh_net::StepStats;
+use brandubh_run::RunState;
 use brandubh_run::config::RunConfig;
 use brandubh_run::metrics::IterationMetrics;
+use brandubh_store::Location;
 use brandubh_train::run::{self, Observer, RunOptions};
 use brandubh_train::selfplay::SelfPlayStats;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -22,12 +24,40 @@ use crate::backend;
 /// continues from the last complete iteration; a run can be killed at any moment.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The run configuration (TOML), e.g. configs/quick.toml.
+    /// The run configuration (TOML), e.g. configs/quick.toml. An actor reads the run's
+    /// own from LOCATION; a learner continuing a store run may leave it out.
     #[arg(long, value_name = "FILE")]
-    config: PathBuf,
-    /// The run directory (default: runs/NAME, NAME from the configuration).
+    config: Option<PathBuf>,
+    /// Where the run lives: a directory (default: runs/NAME, NAME from the
+    /// configuration), or a store URL for a learner and its actors: s3://BUCKET/PREFIX,
+    /// gs://BUCKET/PREFIX, az://CONTAINER/PREFIX, file:///DIR (credentials and endpoint
+    /// from the store's environment variables, e.g. AWS_ENDPOINT_URL).
+    #[arg(long, value_name = "LOCATION")]
+    run: Option<String>,
+    /// `all`: self-play and training in this process, in a directory. `learner`: training,
+    /// checkpoints, evaluation and metrics on the actors' games. `actor`: self-play only,
+    /// with the newest network, games uploaded in chunks. Any number of actors may come
+    /// and go.
+    #[arg(long, value_name = "ROLE", default_value = "all")]
+    role: Role,
+    /// Learner and actor: the local cache of networks and chunks (default: a directory
+    /// under the system's temporary directory named after LOCATION).
     #[arg(long, value_name = "DIR")]
-    run: Option<PathBuf>,
+    cache: Option<PathBuf>,
+    /// Actor: its id, unique among the run's actors (default: host name and a random
+    /// suffix). Its chunks are LOCATION/chunks/ID/.
+    #[arg(long, value_name = "ID")]
+    actor_id: Option<String>,
+    /// Actor: stop after uploading this many chunks (default: when the run is finished).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    chunks: Option<u64>,
+    /// Learner: do not train on games of networks more than N iterations older than the
+    /// one being trained (default: train on all).
+    #[arg(long, value_name = "N")]
+    max_network_age: Option<u32>,
+    /// Learner and actor: how often to look for new games or networks, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(10..=600_000))]
+    poll_ms: u64,
     /// Continue an existing run even though its configuration changed.
     #[arg(long)]
     force_config: bool,
@@ -44,6 +74,17 @@ pub struct Args {
     selfplay_inference: Option<Inference>,
 }
 
+/// What this process does in the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Role {
+    /// Self-play and training in one process (a directory run).
+    All,
+    /// Self-play only, uploading games to the run's store.
+    Actor,
+    /// Training on the actors' games, publishing networks.
+    Learner,
+}
+
 /// Where self-play evaluates positions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum Inference {
@@ -55,35 +96,101 @@ enum Inference {
 
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let config = RunConfig::from_file(&args.config)?;
-    let dir = args
-        .run
-        .unwrap_or_else(|| PathBuf::from("runs").join(&config.name));
-    let inference = args.selfplay_inference.unwrap_or(if backend::GPU {
-        Inference::Device
-    } else {
-        Inference::Fast
-    });
+    let config = match &args.config {
+        Some(path) => Some(RunConfig::from_file(path)?),
+        None => None,
+    };
+    match args.role {
+        Role::All => run_all(&args, config),
+        Role::Learner => crate::cmd::remote::learner(&args, config.as_ref()),
+        Role::Actor => crate::cmd::remote::actor(&args, config.as_ref()),
+    }
+}
+
+impl Args {
+    /// The run's location: `--run`, or runs/NAME.
+    pub(crate) fn location(&self, config: Option<&RunConfig>) -> anyhow::Result<Location> {
+        match (&self.run, config) {
+            (Some(text), _) => Ok(Location::parse(text)?),
+            (None, Some(config)) => Ok(Location::Local(PathBuf::from("runs").join(&config.name))),
+            (None, None) => anyhow::bail!("give --run LOCATION or --config FILE"),
+        }
+    }
+
+    /// The training loop's options, in `dir`.
+    pub(crate) fn options(&self, dir: PathBuf) -> RunOptions {
+        RunOptions {
+            dir,
+            force_config: self.force_config,
+            max_new_iterations: self.iterations,
+            device: backend::device(),
+            selfplay_on_device: self.inference() == Inference::Device,
+        }
+    }
+
+    fn inference(&self) -> Inference {
+        self.selfplay_inference.unwrap_or(if backend::GPU {
+            Inference::Device
+        } else {
+            Inference::Fast
+        })
+    }
+
+    pub(crate) fn run_text(&self) -> Option<&str> {
+        self.run.as_deref()
+    }
+
+    pub(crate) fn cache(&self) -> Option<&PathBuf> {
+        self.cache.as_ref()
+    }
+
+    pub(crate) fn actor_id(&self) -> Option<&str> {
+        self.actor_id.as_deref()
+    }
+
+    pub(crate) fn chunks(&self) -> Option<u64> {
+        self.chunks
+    }
+
+    pub(crate) fn max_network_age(&self) -> Option<u32> {
+        self.max_network_age
+    }
+
+    pub(crate) fn poll(&self) -> Duration {
+        Duration::from_millis(self.poll_ms)
+    }
+
+    pub(crate) fn bars(&self, iterations: u32) -> Bars {
+        Bars::new(self.quiet, iterations)
+    }
+}
+
+/// `--role all`: today's single-process run in a directory.
+fn run_all(args: &Args, config: Option<RunConfig>) -> anyhow::Result<ExitCode> {
+    let Some(config) = config else {
+        anyhow::bail!("--role all needs --config <FILE>");
+    };
+    let dir = match args.location(Some(&config))? {
+        Location::Local(dir) => dir,
+        other => anyhow::bail!(
+            "--run {other}: --role all trains in one process on a directory; on a store run one --role learner and any number of --role actor"
+        ),
+    };
+    let config_path = args.config.clone().unwrap_or_default();
     tracing::info!(
         "training {} in {} on {} ({} iterations, {} games each, {} worker threads, self-play on {})",
-        args.config.display(),
+        config_path.display(),
         dir.display(),
         backend::NAME,
         config.iterations,
         config.selfplay.games_per_iteration,
         config.selfplay.worker_threads(),
-        match inference {
+        match args.inference() {
             Inference::Fast => "the CPU fast path",
             Inference::Device => "the training device",
         },
     );
-    let options = RunOptions {
-        dir: dir.clone(),
-        force_config: args.force_config,
-        max_new_iterations: args.iterations,
-        device: backend::device(),
-        selfplay_on_device: inference == Inference::Device,
-    };
+    let options = args.options(dir.clone());
     let mut observer = Bars::new(args.quiet, config.iterations);
     let state = run::train(
         &config,
@@ -93,23 +200,30 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     )
     .with_context(|| format!("run {}", dir.display()))?;
     observer.finish();
+    log_finished(&dir.display().to_string(), &config, &state);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The run's totals, on one line.
+pub(crate) fn log_finished(location: &str, config: &RunConfig, state: &RunState) {
     tracing::info!(
         "run {} at iteration {}/{}: {} games, {} positions, {:.0} s of training time",
-        dir.display(),
+        location,
         state.iteration,
         config.iterations,
         state.total_games,
         state.total_positions,
         state.elapsed_s
     );
-    Ok(ExitCode::SUCCESS)
 }
 
 /// Progress bars (or, with --quiet, nothing but log lines) for the training loop.
-struct Bars {
+pub(crate) struct Bars {
     quiet: bool,
     iterations: u32,
     bar: Option<ProgressBar>,
+    /// The learner's last reported wait (iteration, games), so that each change is one line.
+    waiting: Option<(u32, u64)>,
 }
 
 impl Bars {
@@ -118,6 +232,7 @@ impl Bars {
             quiet,
             iterations,
             bar: None,
+            waiting: None,
         }
     }
 
@@ -136,7 +251,7 @@ impl Bars {
         self.bar = Some(bar);
     }
 
-    fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
         }
@@ -151,7 +266,12 @@ impl Observer for Bars {
         self.start(
             games,
             "{prefix} [{bar:30}] {pos}/{len} games {msg} ({elapsed}, eta {eta})",
-            format!("iter {iteration}/{} self-play", self.iterations),
+            if self.iterations == 0 {
+                // An actor: no iteration count, the network it plays.
+                format!("network {} self-play", iteration.saturating_sub(1))
+            } else {
+                format!("iter {iteration}/{} self-play", self.iterations)
+            },
         );
     }
 
@@ -187,6 +307,32 @@ impl Observer for Bars {
                 stats.total_loss, stats.policy_loss, stats.value_loss
             ));
         }
+    }
+
+    fn network_loaded(&mut self, iteration: u32) {
+        tracing::info!("playing with network {iteration}");
+    }
+
+    fn waiting_for_games(
+        &mut self,
+        iteration: u32,
+        have: u64,
+        need: u64,
+        by_actor: &[(String, u64)],
+    ) {
+        if self.waiting == Some((iteration, have)) {
+            return;
+        }
+        self.waiting = Some((iteration, have));
+        let actors: Vec<String> = by_actor.iter().map(|(a, g)| format!("{a} {g}")).collect();
+        tracing::info!(
+            "iteration {iteration} waiting for games: {have}/{need} new{}",
+            if actors.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", actors.join(", "))
+            }
+        );
     }
 
     fn iteration_finished(&mut self, m: &IterationMetrics) {

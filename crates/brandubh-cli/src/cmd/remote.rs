@@ -1,0 +1,135 @@
+//! `brandubh train --role learner|actor`: the roles of a run on shared storage.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use brandubh_run::config::RunConfig;
+use brandubh_store::{Location, Store};
+use brandubh_train::actor::{self, ActorOptions};
+use brandubh_train::learner::{self, LearnerOptions};
+
+use crate::cmd::train::{Args, log_finished};
+
+/// The store of `location` (a directory becomes a local store).
+fn open(location: &Location) -> anyhow::Result<Store> {
+    let env: Vec<(String, String)> = std::env::vars().collect();
+    Ok(Store::open_with(
+        location.clone(),
+        brandubh_store::Retry::default(),
+        &env,
+    )?)
+}
+
+/// The cache directory of a role: `--cache`, or one under the temporary directory named
+/// after the location (and the actor, so that actors on one machine do not share one).
+fn cache_dir(args: &Args, location: &Location, role: &str) -> PathBuf {
+    if let Some(dir) = args.cache() {
+        return dir.clone();
+    }
+    let tag = brandubh_fs::fnv1a64(location.to_string().as_bytes());
+    std::env::temp_dir().join(format!("brandubh-{role}-{tag:016x}"))
+}
+
+/// `--role learner`.
+pub fn learner(args: &Args, config: Option<&RunConfig>) -> anyhow::Result<ExitCode> {
+    let location = args.location(config)?;
+    let store = open(&location)?;
+    // Without --config, the run's own (which `learn` would read anyway): the progress
+    // bars need its iteration count.
+    let stored;
+    let config = match config {
+        Some(c) => Some(c),
+        None => {
+            stored = brandubh_train::remote::stored_config(&store)?;
+            stored.as_ref()
+        }
+    };
+    let options = LearnerOptions {
+        run: args.options(cache_dir(args, &location, "learner")),
+        poll: args.poll(),
+        max_network_age: args.max_network_age(),
+    };
+    tracing::info!(
+        "learner of {location} (cache {}) on {}",
+        options.run.dir.display(),
+        crate::backend::NAME
+    );
+    let mut observer = args.bars(config.map_or(0, |c| c.iterations));
+    let state = learner::learn(
+        &store,
+        config,
+        &options,
+        &mut observer,
+        &mut crate::cmd::MatchEvaluation,
+    )
+    .with_context(|| format!("learner of {location}"))?;
+    observer.finish();
+    if let Some(config) = config {
+        log_finished(&location.to_string(), config, &state);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--role actor`.
+pub fn actor(args: &Args, config: Option<&RunConfig>) -> anyhow::Result<ExitCode> {
+    let Some(text) = args.run_text() else {
+        anyhow::bail!("--role actor needs --run LOCATION (the learner's run)");
+    };
+    let location = Location::parse(text)?;
+    let store = open(&location)?;
+    let actor_id = match args.actor_id() {
+        Some(id) => id.to_owned(),
+        None => default_actor_id(),
+    };
+    let mut dir = cache_dir(args, &location, "actor");
+    if args.cache().is_none() {
+        dir.as_mut_os_string().push(format!("-{actor_id}"));
+    }
+    let options = ActorOptions {
+        run: args.options(dir),
+        actor_id: actor_id.clone(),
+        max_chunks: args.chunks(),
+        poll: args.poll(),
+    };
+    tracing::info!(
+        "actor {actor_id} of {location} (cache {})",
+        options.run.dir.display()
+    );
+    let mut observer = args.bars(0);
+    let summary = actor::act(&store, config, &options, &mut observer)
+        .with_context(|| format!("actor {actor_id} of {location}"))?;
+    observer.finish();
+    tracing::info!(
+        "actor {actor_id}: {} chunks, {} games, {} positions uploaded in {:.0} s ({:.2} games/s)",
+        summary.chunks,
+        summary.games,
+        summary.positions,
+        summary.seconds,
+        summary.games as f64 / summary.seconds.max(1e-9)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `HOST-XXXXXXXX`: the host name (letters, digits and `-` kept) and 32 random bits.
+fn default_actor_id() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_default();
+    let host: String = host
+        .trim()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .take(40)
+        .collect();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let random = brandubh_fs::mix64(nanos ^ u64::from(std::process::id()).rotate_left(32)) as u32;
+    if host.is_empty() {
+        format!("actor-{random:08x}")
+    } else {
+        format!("{host}-{random:08x}")
+    }
+}

@@ -1,0 +1,578 @@
+//! Object storage for distributed runs: one small, blocking API over Apache Arrow's
+//! `object_store` (a local directory, memory, S3 and S3-compatible servers, GCS, Azure).
+//!
+//! The training loop is synchronous (rayon threads), so [`Store`] owns a private tokio
+//! runtime and blocks on it; nothing else in the workspace sees tokio-for-storage or
+//! `object_store`. Keys are relative to the run's root (`config.toml`, `chunks/A/000001.brz`;
+//! the layout itself is `brandubh_run::layout`). Every put is whole: a local directory
+//! writes a temporary name and renames it, an object store puts atomically.
+//!
+//! Store errors that can pass (connection refused, timeouts, server errors) are retried
+//! with backoff, each retry announced on one line (`store s3://b/run unreachable (…),
+//! retrying in 2 s`); the others (not found, permission denied, a bad key) return at once.
+//! Credentials come from the environment of each store (`AWS_ACCESS_KEY_ID`,
+//! `AWS_SECRET_ACCESS_KEY`, `AWS_ENDPOINT_URL`, `AWS_ALLOW_HTTP`, …; `GOOGLE_*`;
+//! `AZURE_*`) and are never printed: errors and `Debug` show the location's URL only.
+//!
+//! ```
+//! use brandubh_store::Store;
+//!
+//! let store = Store::open("memory://")?;
+//! store.put("chunks/a/000000.brz", b"bytes")?;
+//! assert_eq!(store.get("chunks/a/000000.brz")?.as_deref(), Some(&b"bytes"[..]));
+//! assert_eq!(store.list("chunks")?.len(), 1);
+//! assert_eq!(store.get("missing")?, None);
+//! # Ok::<(), brandubh_store::StoreError>(())
+//! ```
+#![warn(missing_docs)]
+
+mod location;
+mod retry;
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use futures_util::TryStreamExt;
+use object_store::path::Path as ObjectPath;
+use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
+
+pub use location::{Location, LocationError};
+pub use retry::Retry;
+
+/// A run's store: a directory or an object store, under the run's prefix.
+pub struct Store {
+    location: Location,
+    inner: Arc<dyn ObjectStore>,
+    runtime: tokio::runtime::Runtime,
+    retry: Retry,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Store({})", self.location)
+    }
+}
+
+/// An object found by [`Store::list`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// Its key, relative to the run's root.
+    pub key: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// When it was last written.
+    pub modified: SystemTime,
+}
+
+/// A store operation that failed; one line naming the store and the key.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The location could not be parsed.
+    #[error(transparent)]
+    Location(#[from] LocationError),
+    /// The store could not be opened (configuration, credentials).
+    #[error("store {location}: {reason}")]
+    Open {
+        /// The location.
+        location: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A key is not one this program writes.
+    #[error("store {location}: bad key {key:?}")]
+    BadKey {
+        /// The location.
+        location: String,
+        /// The key.
+        key: String,
+    },
+    /// An operation failed (after retries, if it could pass).
+    #[error("store {location}: {op} {key}: {cause}")]
+    Op {
+        /// The location.
+        location: String,
+        /// The operation (`get`, `put`, `list`, `delete`, `rename`).
+        op: &'static str,
+        /// The key or prefix.
+        key: String,
+        /// The store's error, on one line.
+        cause: String,
+    },
+}
+
+impl Store {
+    /// Opens the store at `location` (see [`Location::parse`]) with the default
+    /// [`Retry`]. A local directory is created if missing. Fails with one line on a bad
+    /// location, missing credentials or a store that cannot be configured; nothing is
+    /// contacted yet.
+    pub fn open(location: &str) -> Result<Store, StoreError> {
+        let env: Vec<(String, String)> = std::env::vars().collect();
+        Store::open_with(Location::parse(location)?, Retry::default(), &env)
+    }
+
+    /// Opens `location` with `retry`, reading the store's settings from `env` (name,
+    /// value pairs: the process environment for [`Store::open`]).
+    pub fn open_with(
+        location: Location,
+        retry: Retry,
+        env: &[(String, String)],
+    ) -> Result<Store, StoreError> {
+        let open_err = |reason: String| StoreError::Open {
+            location: location.to_string(),
+            reason,
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("brandubh-store")
+            .enable_all()
+            .build()
+            .map_err(|e| open_err(format!("cannot start its runtime: {e}")))?;
+        let inner = cloud::build(&location, env).map_err(open_err)?;
+        Ok(Store {
+            location,
+            inner,
+            runtime,
+            retry,
+        })
+    }
+
+    /// The location, as a URL or a directory (never with credentials).
+    #[must_use]
+    pub fn location(&self) -> &Location {
+        &self.location
+    }
+
+    /// The object at `key`; `None` if there is none.
+    pub fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let path = self.path(key)?;
+        self.retrying("get", key, || {
+            let path = path.clone();
+            async move {
+                match self.inner.get(&path).await {
+                    Ok(got) => got.bytes().await.map(|b| Some(b.to_vec())),
+                    Err(object_store::Error::NotFound { .. }) => Ok(None),
+                    Err(e) => Err(e),
+                }
+            }
+        })
+    }
+
+    /// Writes `bytes` at `key`, whole (replacing what was there).
+    pub fn put(&self, key: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        let path = self.path(key)?;
+        let payload = bytes::Bytes::copy_from_slice(bytes);
+        self.retrying("put", key, || {
+            let (path, payload) = (path.clone(), PutPayload::from_bytes(payload.clone()));
+            async move { self.inner.put(&path, payload).await.map(|_| ()) }
+        })
+    }
+
+    /// Every object under `prefix` (a key or a key's leading segments; `""`: all),
+    /// sorted by key. Objects whose names this program never writes (a local store's
+    /// temporary files) are left out.
+    pub fn list(&self, prefix: &str) -> Result<Vec<Entry>, StoreError> {
+        let path = if prefix.is_empty() {
+            None
+        } else {
+            Some(self.path(prefix)?)
+        };
+        let mut entries: Vec<Entry> = self.retrying("list", prefix, || {
+            let path = path.clone();
+            async move {
+                let metas: Vec<object_store::ObjectMeta> =
+                    self.inner.list(path.as_ref()).try_collect().await?;
+                Ok(metas
+                    .into_iter()
+                    .filter(|m| valid_key(m.location.as_ref()))
+                    .map(|m| Entry {
+                        key: m.location.to_string(),
+                        size: m.size,
+                        modified: m.last_modified.into(),
+                    })
+                    .collect())
+            }
+        })?;
+        entries.sort_by(|a, b| a.key.cmp(&b.key));
+        Ok(entries)
+    }
+
+    /// Deletes the object at `key` (nothing if there is none).
+    pub fn delete(&self, key: &str) -> Result<(), StoreError> {
+        let path = self.path(key)?;
+        self.retrying("delete", key, || {
+            let path = path.clone();
+            async move {
+                match self.inner.delete(&path).await {
+                    Err(object_store::Error::NotFound { .. }) => Ok(()),
+                    other => other,
+                }
+            }
+        })
+    }
+
+    /// Moves the object at `from` to `to` (copy, then delete where the store cannot
+    /// rename).
+    pub fn rename(&self, from: &str, to: &str) -> Result<(), StoreError> {
+        let (src, dst) = (self.path(from)?, self.path(to)?);
+        self.retrying("rename", from, || {
+            let (src, dst) = (src.clone(), dst.clone());
+            async move { self.inner.rename(&src, &dst).await }
+        })
+    }
+
+    fn path(&self, key: &str) -> Result<ObjectPath, StoreError> {
+        let bad = || StoreError::BadKey {
+            location: self.location.to_string(),
+            key: key.to_owned(),
+        };
+        if !valid_key(key) {
+            return Err(bad());
+        }
+        ObjectPath::parse(key).map_err(|_| bad())
+    }
+
+    /// Runs the operation `make()` builds until it succeeds, fails for good, or the
+    /// retry policy gives up.
+    fn retrying<T, F, Fut>(&self, op: &'static str, key: &str, make: F) -> Result<T, StoreError>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = object_store::Result<T>>,
+    {
+        let mut attempt = 0u32;
+        let started = std::time::Instant::now();
+        loop {
+            let error = match self.runtime.block_on(make()) {
+                Ok(value) => {
+                    if attempt > 0 {
+                        tracing::info!("store {} reachable again", self.location);
+                    }
+                    return Ok(value);
+                }
+                Err(e) => e,
+            };
+            let cause = one_line(&error);
+            let wait = self.retry.delay(attempt);
+            if !retry::transient(&error) || started.elapsed() + wait > self.retry.give_up_after {
+                return Err(StoreError::Op {
+                    location: self.location.to_string(),
+                    op,
+                    key: key.to_owned(),
+                    cause,
+                });
+            }
+            tracing::warn!(
+                "store {} unreachable ({op} {key}: {cause}), retrying in {} s",
+                self.location,
+                wait.as_secs_f64()
+            );
+            std::thread::sleep(wait);
+            attempt += 1;
+        }
+    }
+}
+
+/// The keys this program writes: ASCII letters, digits, `.`, `_`, `-` in `/`-separated
+/// segments, none empty or starting with `.` or `#` (temporary files).
+fn valid_key(key: &str) -> bool {
+    !key.is_empty()
+        && key.len() <= 512
+        && key.split('/').all(|s| {
+            !s.is_empty()
+                && !s.starts_with('.')
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+        })
+}
+
+/// An error and its causes on one line, each cause once.
+fn one_line(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = vec![error.to_string()];
+    let mut source = error.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        source = s.source();
+    }
+    let joined = parts.join(": ");
+    let flat: String = joined.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+    if flat.chars().count() > 300 {
+        flat.chars().take(300).chain("…".chars()).collect()
+    } else {
+        flat
+    }
+}
+
+mod cloud {
+    //! Building the `object_store` of a location, with its environment.
+
+    use super::*;
+    use object_store::{aws, azure, gcp};
+
+    /// Request timeouts: a dead server is noticed in seconds and retried by
+    /// [`Store`]'s own loop (object_store's silent retries are off). Set before the
+    /// environment's keys, which may change them (`AWS_ALLOW_HTTP`).
+    fn client_options() -> object_store::ClientOptions {
+        object_store::ClientOptions::new()
+            .with_connect_timeout(Duration::from_secs(5))
+            .with_timeout(Duration::from_secs(120))
+    }
+
+    fn no_retries() -> object_store::RetryConfig {
+        object_store::RetryConfig {
+            max_retries: 0,
+            ..object_store::RetryConfig::default()
+        }
+    }
+
+    /// The values of `env` whose names start with `prefix`, as the store's config keys
+    /// (lower case, as object_store's `from_env` does).
+    fn configs<'e, K: std::str::FromStr>(
+        env: &'e [(String, String)],
+        prefix: &'e str,
+    ) -> impl Iterator<Item = (K, &'e str)> + 'e {
+        env.iter().filter_map(move |(name, value)| {
+            let key = name
+                .starts_with(prefix)
+                .then(|| name.to_ascii_lowercase())?;
+            Some((key.parse().ok()?, value.as_str()))
+        })
+    }
+
+    /// A cloud store from its builder: our timeouts, then the environment's keys (which
+    /// may change them), the bucket, no silent retries, under the run's prefix.
+    macro_rules! cloud {
+        ($builder:path, $env:expr, $env_prefix:literal, $bucket:ident($name:expr), $prefix:expr) => {{
+            install_tls_provider();
+            let store = configs($env, $env_prefix)
+                .fold(
+                    <$builder>::new().with_client_options(client_options()),
+                    |b, (k, v)| b.with_config(k, v),
+                )
+                .$bucket($name)
+                .with_retry(no_retries())
+                .build()
+                .map_err(|e| one_line(&e))?;
+            prefixed(store, $prefix)
+        }};
+    }
+
+    pub(super) fn build(
+        location: &Location,
+        env: &[(String, String)],
+    ) -> Result<Arc<dyn ObjectStore>, String> {
+        let one = |e: object_store::Error| one_line(&e);
+        Ok(match location {
+            Location::Local(dir) => {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| format!("cannot create the directory: {e}"))?;
+                Arc::new(
+                    object_store::local::LocalFileSystem::new_with_prefix(dir)
+                        .map_err(one)?
+                        .with_automatic_cleanup(true),
+                )
+            }
+            Location::Memory => Arc::new(object_store::memory::InMemory::new()),
+            Location::S3 { bucket, prefix } => {
+                check_aws_credentials(env)?;
+                cloud!(
+                    aws::AmazonS3Builder,
+                    env,
+                    "AWS_",
+                    with_bucket_name(bucket),
+                    prefix
+                )
+            }
+            Location::Gcs { bucket, prefix } => {
+                cloud!(
+                    gcp::GoogleCloudStorageBuilder,
+                    env,
+                    "GOOGLE_",
+                    with_bucket_name(bucket),
+                    prefix
+                )
+            }
+            Location::Azure { container, prefix } => {
+                cloud!(
+                    azure::MicrosoftAzureBuilder,
+                    env,
+                    "AZURE_",
+                    with_container_name(container),
+                    prefix
+                )
+            }
+        })
+    }
+
+    fn prefixed<T: ObjectStore>(store: T, prefix: &str) -> Arc<dyn ObjectStore> {
+        if prefix.is_empty() {
+            Arc::new(store)
+        } else {
+            Arc::new(object_store::prefix::PrefixStore::new(store, prefix))
+        }
+    }
+
+    /// Without keys object_store would ask the cloud's instance metadata service, which
+    /// off the cloud means a hang; say what is missing instead.
+    fn check_aws_credentials(env: &[(String, String)]) -> Result<(), String> {
+        let get = |name: &str| env.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str());
+        let set = |name: &str| get(name).is_some_and(|v| !v.is_empty());
+        let keys = set("AWS_ACCESS_KEY_ID") && set("AWS_SECRET_ACCESS_KEY");
+        let other = [
+            "AWS_WEB_IDENTITY_TOKEN_FILE",
+            "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+            "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+        ]
+        .iter()
+        .any(|n| set(n));
+        let unsigned = get("AWS_SKIP_SIGNATURE").is_some_and(|v| v == "true" || v == "1");
+        let metadata = get("AWS_IMDS").is_some_and(|v| v == "1");
+        if keys || other || unsigned || metadata {
+            Ok(())
+        } else {
+            Err("no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_WEB_IDENTITY_TOKEN_FILE, AWS_CONTAINER_CREDENTIALS_*, AWS_SKIP_SIGNATURE=true, or AWS_IMDS=1 on EC2)".to_owned())
+        }
+    }
+
+    /// rustls is built without a default crypto provider (no aws-lc-rs, which needs
+    /// cmake); use ring, already in the tree. Installing twice is harmless.
+    fn install_tls_provider() {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_round_trip_and_listing() {
+        let s = Store::open("memory://").unwrap();
+        s.put("chunks/b/000001.brz", b"1").unwrap();
+        s.put("chunks/a/000000.brz", b"0").unwrap();
+        s.put("config.toml", b"c").unwrap();
+        let keys: Vec<String> = s
+            .list("chunks")
+            .unwrap()
+            .into_iter()
+            .map(|e| e.key)
+            .collect();
+        assert_eq!(keys, ["chunks/a/000000.brz", "chunks/b/000001.brz"]);
+        assert_eq!(s.list("").unwrap().len(), 3);
+        s.rename("chunks/a/000000.brz", "rejected/a/000000.brz")
+            .unwrap();
+        assert_eq!(s.get("chunks/a/000000.brz").unwrap(), None);
+        assert_eq!(s.get("rejected/a/000000.brz").unwrap().unwrap(), b"0");
+        s.delete("config.toml").unwrap();
+        s.delete("config.toml").unwrap();
+        assert_eq!(s.get("config.toml").unwrap(), None);
+    }
+
+    #[test]
+    fn a_directory_store_writes_plain_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("run");
+        let s = Store::open(root.to_str().unwrap()).unwrap();
+        s.put("checkpoints/iter-000001.json", b"{}").unwrap();
+        assert_eq!(
+            std::fs::read(root.join("checkpoints/iter-000001.json")).unwrap(),
+            b"{}"
+        );
+        // A leftover temporary file of an interrupted write is not an object of the run.
+        std::fs::write(root.join("checkpoints/iter-000002.json#1"), b"x").unwrap();
+        let keys: Vec<String> = s
+            .list("checkpoints")
+            .unwrap()
+            .into_iter()
+            .map(|e| e.key)
+            .collect();
+        assert_eq!(keys, ["checkpoints/iter-000001.json"]);
+        let url = format!("file://{}", root.display());
+        assert_eq!(
+            Store::open(&url)
+                .unwrap()
+                .get("checkpoints/iter-000001.json")
+                .unwrap()
+                .unwrap(),
+            b"{}"
+        );
+    }
+
+    #[test]
+    fn bad_keys_are_refused() {
+        let s = Store::open("memory://").unwrap();
+        for key in [
+            "", "../x", "a//b", "/abs", ".hidden", "a/#tmp", "a b", "a/../b",
+        ] {
+            let e = s.put(key, b"x").unwrap_err().to_string();
+            assert!(e.contains("bad key"), "{key}: {e}");
+        }
+    }
+
+    fn env(vars: &[(&str, &str)]) -> Vec<(String, String)> {
+        vars.iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn missing_s3_credentials_are_one_line() {
+        let location = Location::parse("s3://bucket/run").unwrap();
+        let e = Store::open_with(
+            location,
+            Retry::default(),
+            &env(&[("AWS_ENDPOINT_URL", "http://127.0.0.1:9")]),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("store s3://bucket/run: no credentials"),
+            "{e}"
+        );
+        assert!(!e.contains('\n'));
+    }
+
+    #[test]
+    fn an_unreachable_server_is_retried_then_reported_without_secrets() {
+        // Nothing listens on port 9 of loopback: connection refused at once.
+        let retry = Retry {
+            first: Duration::from_millis(10),
+            max: Duration::from_millis(20),
+            give_up_after: Duration::from_millis(300),
+        };
+        let location = Location::parse("s3://b/run").unwrap();
+        let vars = env(&[
+            ("AWS_ENDPOINT_URL", "http://127.0.0.1:9"),
+            ("AWS_ALLOW_HTTP", "true"),
+            ("AWS_ACCESS_KEY_ID", "AKIDVALUE"),
+            ("AWS_SECRET_ACCESS_KEY", "SECRETVALUE"),
+            ("AWS_REGION", "us-east-1"),
+        ]);
+        let store = Store::open_with(location, retry, &vars).unwrap();
+        let e = store.get("config.toml").unwrap_err().to_string();
+        assert!(e.starts_with("store s3://b/run: get config.toml: "), "{e}");
+        assert!(!e.contains("SECRETVALUE") && !e.contains('\n'), "{e}");
+        assert!(!format!("{store:?}").contains("SECRETVALUE"));
+    }
+
+    #[test]
+    fn a_refusal_before_sending_is_not_retried() {
+        // http:// without AWS_ALLOW_HTTP: refused by the client, answered at once even
+        // though the policy would wait for an hour.
+        let retry = Retry {
+            give_up_after: Duration::from_secs(3600),
+            ..Retry::default()
+        };
+        let vars = env(&[
+            ("AWS_ENDPOINT_URL", "http://127.0.0.1:9"),
+            ("AWS_ACCESS_KEY_ID", "k"),
+            ("AWS_SECRET_ACCESS_KEY", "s"),
+        ]);
+        let store = Store::open_with(Location::parse("s3://b").unwrap(), retry, &vars).unwrap();
+        let t0 = std::time::Instant::now();
+        let e = store.put("x", b"1").unwrap_err().to_string();
+        assert!(t0.elapsed() < Duration::from_secs(5), "{e}");
+        assert!(e.starts_with("store s3://b: put x: "), "{e}");
+    }
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Distributed self-play against in-process self-play, same machine, same config, same
+# network (iteration 0: both roles start from the config's seeded initial weights), in
+# interleaved rounds:
+#   all     `brandubh train --role all`, one iteration: games/s of its self-play phase
+#           (metrics.jsonl: selfplay_games / selfplay_s);
+#   actor   `brandubh train --role actor --chunks K` through the store, the same number of
+#           games (K chunks of games_per_iteration/8): games/s from its summary line;
+#   ingest  a fresh learner whose first iteration finds those K chunks waiting: its
+#           gather time (selfplay_s of that iteration: list, get, check and replay every
+#           move, copy into the cache, record) gives chunks/s and positions/s.
+# The store is a directory (file://) unless STORE is set (e.g. STORE=s3://bucket/bench with
+# the AWS_* variables of README "Training on many machines").
+#
+# GAMES=N overrides games_per_iteration (more games, steadier figures).
+#
+# Usage: scripts/bench-store.sh [CONFIG] [ROUNDS]     (defaults: configs/quick.toml, 2)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+config_in="${1:-configs/quick.toml}"
+rounds="${2:-2}"
+cargo build --workspace --release --bin brandubh 2>/dev/null
+bin=target/release/brandubh
+work="$(mktemp -d)"
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+
+# One iteration, no evaluation matches: only self-play and ingest are compared.
+config="$work/bench.toml"
+python3 - "$config_in" "$config" "${GAMES:-}" <<'EOF'
+import re, sys
+text = open(sys.argv[1]).read()
+text = re.sub(r"(?m)^iterations = \d+", "iterations = 1", text)
+text = re.sub(r"(?m)^matches = \d+", "matches = 0", text)
+if len(sys.argv) > 3 and sys.argv[3]:
+    text = re.sub(r"(?m)^games_per_iteration = \d+", f"games_per_iteration = {sys.argv[3]}", text)
+open(sys.argv[2], "w").write(text)
+EOF
+games=$(python3 -c "import re,sys;print(re.search(r'(?m)^games_per_iteration = (\d+)',open(sys.argv[1]).read()).group(1))" "$config")
+per_chunk=$(( games / 8 )); (( per_chunk < 1 )) && per_chunk=1; (( per_chunk > 64 )) && per_chunk=64
+chunks=$(( (games + per_chunk - 1) / per_chunk ))
+echo "config $config_in: $games games per iteration, $per_chunk per chunk, $chunks chunks; CPU: $(lscpu | sed -n 's/^Model name: *//p')"
+
+metric() { # FILE KEY: KEY of the last metrics line
+  python3 -c "import json,sys;print(json.loads(open(sys.argv[1]).read().splitlines()[-1])[sys.argv[2]])" "$1" "$2"
+}
+
+printf "%-6s %12s %12s %12s %14s\n" round "all games/s" "actor g/s" "chunks/s" "positions/s"
+for r in $(seq 1 "$rounds"); do
+  # all
+  $bin train --config "$config" --run "$work/all-$r" --quiet 2>"$work/all-$r.log"
+  all=$(python3 -c "import sys;print(float(sys.argv[1])/float(sys.argv[2]))" \
+    "$(metric "$work/all-$r/metrics.jsonl" selfplay_games)" "$(metric "$work/all-$r/metrics.jsonl" selfplay_s)")
+
+  # actor: a learner publishes iteration 0 and is stopped; the actor plays alone.
+  store="${STORE:-file://$work/store}-$r"
+  local_store="${store#file://}"
+  $bin train --role learner --config "$config" --run "$store" --cache "$work/l1-$r" --quiet 2>"$work/l1-$r.log" &
+  learner=$!
+  if [[ "$store" == file://* ]]; then
+    until [ -f "$local_store/latest" ]; do sleep 0.2; done
+  else
+    until $bin status --run "$store" 2>/dev/null | grep -q "actors play network 0"; do sleep 0.5; done
+  fi
+  kill "$learner"; wait "$learner" 2>/dev/null || true
+  $bin train --role actor --run "$store" --actor-id bench --chunks "$chunks" --cache "$work/a-$r" --quiet 2>"$work/a-$r.log"
+  actor=$(sed -n 's/.*uploaded in .* (\([0-9.]*\) games\/s).*/\1/p' "$work/a-$r.log")
+
+  # ingest: a fresh learner finds the chunks waiting.
+  $bin train --role learner --run "$store" --cache "$work/l2-$r" --quiet 2>"$work/l2-$r.log"
+  if [[ "$store" == file://* ]]; then m="$local_store/metrics.jsonl"; else
+    m="$work/l2-$r/metrics.jsonl"; fi
+  s=$(metric "$m" selfplay_s); p=$(metric "$m" positions)
+  read -r cps pps < <(python3 -c "import sys;s=float(sys.argv[1]);print(f'{int(sys.argv[2])/s:.0f} {int(sys.argv[3])/s:.0f}')" "$s" "$chunks" "$p")
+  printf "%-6s %12.2f %12.2f %12s %14s\n" "$r" "$all" "$actor" "$cps" "$pps"
+done
