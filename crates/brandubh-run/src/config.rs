@@ -484,6 +484,15 @@ fn verify_run_copy(text: &str) -> Result<&str, String> {
     }
 }
 
+/// The text of the file at `path` and its name for errors.
+fn read_text(path: &Path) -> Result<(String, String), ConfigError> {
+    let file = path.display().to_string();
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok((text, file)),
+        Err(source) => Err(ConfigError::Io { file, source }),
+    }
+}
+
 /// The checksum of a run's copy of its configuration: of its first line up to the checksum
 /// and of the TOML after that line.
 fn run_copy_checksum(label: &str, toml: &str) -> u64 {
@@ -493,12 +502,7 @@ fn run_copy_checksum(label: &str, toml: &str) -> u64 {
 impl RunConfig {
     /// Reads, parses and validates a TOML file; errors name the file as given.
     pub fn from_file(path: impl AsRef<Path>) -> Result<RunConfig, ConfigError> {
-        let path = path.as_ref();
-        let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
-            file: file.clone(),
-            source,
-        })?;
+        let (text, file) = read_text(path.as_ref())?;
         RunConfig::from_toml_str(&text, &file)
     }
 
@@ -526,17 +530,18 @@ impl RunConfig {
     /// checksum is verified, then the TOML is read as by [`RunConfig::from_file`]. A copy
     /// without the checksum line (runs made before it existed) is read as it is.
     pub fn from_run_copy(path: impl AsRef<Path>) -> Result<RunConfig, ConfigError> {
-        let path = path.as_ref();
-        let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
-            file: file.clone(),
-            source,
-        })?;
-        let toml = verify_run_copy(&text).map_err(|message| ConfigError::Damaged {
-            file: file.clone(),
+        let (text, file) = read_text(path.as_ref())?;
+        RunConfig::from_run_copy_str(&text, &file)
+    }
+
+    /// [`RunConfig::from_run_copy`] for the text of a run's copy (e.g. an object read from
+    /// a store); `name` names it in errors.
+    pub fn from_run_copy_str(text: &str, name: &str) -> Result<RunConfig, ConfigError> {
+        let toml = verify_run_copy(text).map_err(|message| ConfigError::Damaged {
+            file: name.to_owned(),
             message,
         })?;
-        RunConfig::from_toml_str(toml, &file)
+        RunConfig::from_toml_str(toml, name)
     }
 
     /// The configuration as TOML that [`RunConfig::from_toml_str`] reads back unchanged.

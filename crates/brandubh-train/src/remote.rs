@@ -119,7 +119,7 @@ pub fn stored_config(store: &Store) -> Result<Option<RunConfig>, RunError> {
     let name = store.location().name_of(RunLayout::CONFIG);
     let text = String::from_utf8(bytes)
         .map_err(|_| RunError::Remote(format!("{name}: not UTF-8 text")))?;
-    Ok(Some(RunConfig::from_toml_str(&text, &name)?))
+    Ok(Some(RunConfig::from_run_copy_str(&text, &name)?))
 }
 
 /// Waits until `read` finds something, polling every `poll`, saying once what it waits for.

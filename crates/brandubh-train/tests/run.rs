@@ -16,29 +16,15 @@ use brandubh_run::replay;
 use brandubh_run::{RunDir, RunState};
 use brandubh_train::run::{self, NoEvaluation, Quiet, RunError, RunOptions};
 
-fn tiny() -> RunConfig {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml");
-    let mut config = RunConfig::from_file(path).unwrap();
-    // The evaluation hook belongs to the binary; the loop alone skips it.
-    config.evaluation.matches = 0;
-    config
-}
+mod common;
+
+use common::{options, tiny};
 
 /// A run directory that does not exist yet, inside a scratch directory removed on drop.
 fn scratch_run() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("run");
     (tmp, run)
-}
-
-fn options(dir: &Path, max_new: Option<u32>) -> RunOptions {
-    RunOptions {
-        dir: dir.to_path_buf(),
-        force_config: false,
-        max_new_iterations: max_new,
-        device: Device::flex(),
-        selfplay_on_device: false,
-    }
 }
 
 /// Trains `config` in `run_dir` (at most `max_new` more iterations), quietly and without

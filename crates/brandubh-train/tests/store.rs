@@ -20,29 +20,16 @@ use brandubh_store::Store;
 use brandubh_train::actor::{self, ActorOptions};
 use brandubh_train::learner::{self, LearnerOptions};
 use brandubh_train::remote::{ConsumedRecord, Pointer};
-use brandubh_train::run::{NoEvaluation, Quiet, RunOptions};
+use brandubh_train::run::{NoEvaluation, Quiet};
 use brandubh_train::status;
 
-fn tiny() -> RunConfig {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml");
-    let mut config = RunConfig::from_file(path).unwrap();
-    config.evaluation.matches = 0;
-    config
-}
+mod common;
 
-fn run_options(dir: &Path, max_new: Option<u32>) -> RunOptions {
-    RunOptions {
-        dir: dir.to_path_buf(),
-        force_config: false,
-        max_new_iterations: max_new,
-        device: Device::flex(),
-        selfplay_on_device: false,
-    }
-}
+use common::{options, tiny};
 
 fn learner_options(dir: &Path, max_new: Option<u32>) -> LearnerOptions {
     LearnerOptions {
-        run: run_options(dir, max_new),
+        run: options(dir, max_new),
         poll: Duration::from_millis(20),
         max_network_age: None,
     }
@@ -50,7 +37,7 @@ fn learner_options(dir: &Path, max_new: Option<u32>) -> LearnerOptions {
 
 fn actor_options(dir: &Path, id: &str, chunks: Option<u64>) -> ActorOptions {
     ActorOptions {
-        run: run_options(dir, None),
+        run: options(dir, None),
         actor_id: id.to_owned(),
         max_chunks: chunks,
         poll: Duration::from_millis(20),
