@@ -91,23 +91,9 @@ impl Tree {
     /// The proof of `node` from its children's, if they prove it: some move leads to a
     /// position lost for the opponent, or every move leads to a proven position.
     fn solve(&self, node: u32) -> Option<Proven> {
-        let range = self.child_range(node);
-        if range.is_empty() {
-            return None;
-        }
-        let mut best: Option<Proven> = None;
-        let mut all_proven = true;
-        for child in range {
-            let Some(proof) = self.get(child).proof else {
-                all_proven = false;
-                continue;
-            };
-            let proof = proof.parent_view();
-            if best.is_none_or(|b| proof.better_than(b)) {
-                best = Some(proof);
-            }
-        }
-        best.filter(|b| all_proven || b.value > 0)
+        let (best, all_proven) = self.best_proven_move(node);
+        best.map(|(_, proof)| proof)
+            .filter(|b| all_proven || b.value > 0)
     }
 
     /// Records `proof` for `node` and carries it up: each ancestor its children now prove is
@@ -135,9 +121,19 @@ impl Tree {
     /// win, or with every move lost the longest defence), once `node` is proven.
     pub(crate) fn proven_best_child(&self, node: u32) -> Option<u32> {
         self.get(node).proof?;
+        self.best_proven_move(node).0.map(|(child, _)| child)
+    }
+
+    /// The child of `node` whose proof is best for the side to move at `node`, with that
+    /// proof seen from `node`, and whether every child is proven. `(None, false)` for a
+    /// node without children.
+    fn best_proven_move(&self, node: u32) -> (Option<(u32, Proven)>, bool) {
+        let range = self.child_range(node);
+        let mut all_proven = !range.is_empty();
         let mut best: Option<(u32, Proven)> = None;
-        for child in self.child_range(node) {
+        for child in range {
             let Some(proof) = self.get(child).proof else {
+                all_proven = false;
                 continue;
             };
             let proof = proof.parent_view();
@@ -145,7 +141,7 @@ impl Tree {
                 best = Some((child, proof));
             }
         }
-        best.map(|(child, _)| child)
+        (best, all_proven)
     }
 
     /// Whether the move to `child` is proven to lose for the player choosing it.
