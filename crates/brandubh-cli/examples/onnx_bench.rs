@@ -123,7 +123,14 @@ fn prepare(args: &[String]) -> anyhow::Result<()> {
 
 fn serve(dir: &Path) -> anyhow::Result<()> {
     let source = std::fs::read_to_string(dir.join("source.txt"))?;
-    let net = FastNet::from_folded(&load(&source)?);
+    let mut net = FastNet::from_folded(&load(&source)?);
+    // `ONNX_BENCH_CHUNK=N`: another most positions per unit of parallel work, to try one.
+    if let Ok(chunk) = std::env::var("ONNX_BENCH_CHUNK") {
+        let chunk: usize = chunk
+            .parse()
+            .with_context(|| format!("ONNX_BENCH_CHUNK must be a whole number, got {chunk:?}"))?;
+        net = net.with_chunk_size(chunk);
+    }
     let inputs = positions(POSITIONS, 0);
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout();

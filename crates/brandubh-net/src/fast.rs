@@ -7,8 +7,9 @@
 //!
 //! Layout: activations are kept channels-last on a zero-bordered 9×9 board
 //! (`[position][9·9][C]`), so a 3×3 convolution is, for every tile of output squares,
-//! nine small matrix products over shifted rows, with no im2col copy and no bounds tests
-//! for the edge. Channels are padded to a multiple of 32 with zero weights.
+//! three small matrix products (one per kernel row: its three taps read three neighbouring
+//! squares, one contiguous run of inputs), with no im2col copy and no bounds tests for the
+//! edge. Channels are padded to a multiple of 32 with zero weights.
 //!
 //! ```
 //! use brandubh_net::{encoding, fast::FastNet, NetConfig};
@@ -493,6 +494,8 @@ struct Scratch {
     input: Aligned,
     x: Aligned,
     y: Aligned,
+    /// The output squares of `shape.0` positions ([`pixel_table`]).
+    pixels: Vec<Pixel>,
     feat: Vec<f32>,
     dense_out: Aligned,
 }
@@ -504,6 +507,7 @@ impl Scratch {
             self.input = Aligned::zeros(n * PADDED_SQUARES * NUM_PLANES);
             self.x = Aligned::zeros(n * PADDED_SQUARES * cp);
             self.y = Aligned::zeros(n * PADDED_SQUARES * cp);
+            self.pixels = pixel_table(n);
         }
     }
 }
@@ -564,10 +568,11 @@ fn chunk_forward<S: Simd, const MR: usize, const NV: usize>(simd: S, op: ChunkOp
         }
     }
     let (x, y) = (scratch.x.get_mut(), scratch.y.get_mut());
-    conv3::<S, MR, NV>(simd, &net.stem, scratch.input.get(), x, cp, n, false);
+    let px = &scratch.pixels;
+    conv3::<S, MR, NV>(simd, &net.stem, scratch.input.get(), x, cp, px, false);
     for (c1, c2) in &net.blocks {
-        conv3::<S, MR, NV>(simd, c1, x, y, cp, n, false);
-        conv3::<S, MR, NV>(simd, c2, y, x, cp, n, true);
+        conv3::<S, MR, NV>(simd, c1, x, y, cp, px, false);
+        conv3::<S, MR, NV>(simd, c2, y, x, cp, px, true);
     }
     let x: &[f32] = x;
 
@@ -609,7 +614,7 @@ fn padded_center(sq: usize) -> usize {
 }
 
 /// `acc[r][v] += Σ_k rows[r][k] · w[k][v]`: the register tile's inner loop. Every
-/// `rows[r]` holds exactly `w.len() / NV` values (so that no index is checked in the loop).
+/// `rows[r]` holds at least `w.len() / NV` values; only that many are used.
 #[inline(always)]
 fn mac<S: Simd, const MR: usize, const NV: usize>(
     simd: S,
@@ -617,13 +622,16 @@ fn mac<S: Simd, const MR: usize, const NV: usize>(
     rows: &[&[f32]; MR],
     w: &[S::f32s],
 ) {
-    let len = rows[0].len();
-    debug_assert_eq!(w.len(), len * NV);
-    // Every row re-sliced to the one length, so that `k < len` proves every index.
-    let rows: [&[f32]; MR] = std::array::from_fn(|r| &rows[r][..len]);
+    let len = w.len() / NV;
+    // Every row re-sliced to the one length, so that `k < len` proves every index (a plain
+    // loop: `array::from_fn` is not always inlined, and cost 6 % of the forward pass).
+    let mut rs: [&[f32]; MR] = [&[]; MR];
+    for r in 0..MR {
+        rs[r] = &rows[r][..len];
+    }
     for (k, wk) in (0..len).zip(w.chunks_exact(NV)) {
         for r in 0..MR {
-            let a = simd.splat_f32s(rows[r][k]);
+            let a = simd.splat_f32s(rs[r][k]);
             for v in 0..NV {
                 acc[r][v] = simd.mul_add_f32s(a, wk[v], acc[r][v]);
             }
@@ -632,10 +640,13 @@ fn mac<S: Simd, const MR: usize, const NV: usize>(
 }
 
 /// 3×3 convolution + bias (+ the destination's old value when `residual`), then ReLU,
-/// from `src` (`[n][81][conv.cin]`) into the interior of `dst` (`[n][81][cp]`).
+/// from `src` (`[n][81][conv.cin]`) into the interior of `dst` (`[n][81][cp]`), for the
+/// output squares `pixels` (of [`pixel_table`]).
 ///
 /// Column block by column block (that block's weights stay in L1), then tiles of `MR`
-/// output squares across the whole chunk (a tile may span two positions).
+/// output squares across the whole chunk (a tile may span two positions). The three taps
+/// of one kernel row read three neighbouring squares, i.e. one contiguous run of `3·cin`
+/// inputs, and their weights are contiguous too: one inner loop per kernel row.
 #[inline(always)]
 fn conv3<S: Simd, const MR: usize, const NV: usize>(
     simd: S,
@@ -643,54 +654,70 @@ fn conv3<S: Simd, const MR: usize, const NV: usize>(
     src: &[f32],
     dst: &mut [f32],
     cp: usize,
-    n: usize,
+    pixels: &[Pixel],
     residual: bool,
 ) {
     let block = NV * S::F32_LANES;
     let cin = conv.cin;
+    let run = 3 * cin;
     let w = S::as_simd_f32s(conv.w.get()).0;
     let bias = S::as_simd_f32s(conv.b.get()).0;
     let zero = simd.splat_f32s(0.0);
-    let pixels = n * PLANE_SIZE;
     for (cbi, (wb, bias)) in w
         .chunks_exact(9 * cin * NV)
         .zip(bias.chunks_exact(NV))
         .enumerate()
     {
         let cb = cbi * block;
-        let mut tile = 0;
-        while tile < pixels {
-            let count = MR.min(pixels - tile);
-            // Top-left tap (on the bordered board) and centre of each output square; a
-            // short last tile repeats its last square.
+        for tile in pixels.chunks(MR) {
+            // A short last tile repeats its last square.
+            let count = tile.len();
             let mut corner = [0usize; MR];
-            let mut center = [0usize; MR];
-            for r in 0..MR {
-                let p = tile + r.min(count - 1);
-                let (pos, sq) = (p / PLANE_SIZE, p % PLANE_SIZE);
-                corner[r] = pos * PADDED_SQUARES + (sq / 7) * PADDED + sq % 7;
-                center[r] = pos * PADDED_SQUARES + padded_center(sq);
+            for (r, c) in corner.iter_mut().enumerate() {
+                *c = tile[r.min(count - 1)].corner as usize * cin;
             }
             let mut acc = [[zero; NV]; MR];
             for row in &mut acc {
                 row.copy_from_slice(bias);
             }
-            for (tap, wt) in wb.chunks_exact(cin * NV).enumerate() {
-                let off = (tap / 3) * PADDED + tap % 3;
-                let rows: [&[f32]; MR] =
-                    std::array::from_fn(|r| &src[(corner[r] + off) * cin..][..cin]);
+            for (dy, wt) in wb.chunks_exact(run * NV).enumerate() {
+                let mut rows: [&[f32]; MR] = [&[]; MR];
+                for r in 0..MR {
+                    rows[r] = &src[corner[r] + dy * PADDED * cin..][..run];
+                }
                 mac::<S, MR, NV>(simd, &mut acc, &rows, wt);
             }
-            for (r, acc) in acc.iter().enumerate().take(count) {
-                let out = S::as_mut_simd_f32s(&mut dst[center[r] * cp + cb..][..block]).0;
+            for (p, acc) in tile.iter().zip(&acc) {
+                let out = S::as_mut_simd_f32s(&mut dst[p.center as usize * cp + cb..][..block]).0;
                 for (o, &a) in out.iter_mut().zip(acc) {
                     let x = if residual { simd.add_f32s(a, *o) } else { a };
                     *o = simd.max_f32s(x, zero);
                 }
             }
-            tile += MR;
         }
     }
+}
+
+/// An output square of a chunk, as offsets in squares into the bordered buffers: the
+/// top-left tap of its 3×3 window, and its centre.
+#[derive(Clone, Copy, Debug, Default)]
+struct Pixel {
+    corner: u32,
+    center: u32,
+}
+
+/// The output squares of `n` positions, position by position, row by row.
+fn pixel_table(n: usize) -> Vec<Pixel> {
+    (0..n * PLANE_SIZE)
+        .map(|p| {
+            let (pos, sq) = (p / PLANE_SIZE, p % PLANE_SIZE);
+            let base = pos * PADDED_SQUARES;
+            Pixel {
+                corner: (base + (sq / 7) * PADDED + sq % 7) as u32,
+                center: (base + padded_center(sq)) as u32,
+            }
+        })
+        .collect()
 }
 
 /// 1×1 convolution to `conv.cout` channels + bias + ReLU, from `src` (`[n][81][cp]`) into
@@ -720,7 +747,7 @@ fn conv1<S: Simd>(simd: S, conv: &Conv1, src: &[f32], feat: &mut Vec<f32>, cp: u
 
 /// `out[i] = a[i] · w + b` (ReLU when `relu`) for the `n` rows of `a` (`layer.k` values
 /// each); `out` rows hold `layer.np` values. Column block by column block (its weights stay
-/// in L1 across the rows), tiles of `MR` rows, the last rows one at a time.
+/// in L1 across the rows), tiles of `MR` rows, the last rows in tiles of 4, 2 and 1.
 #[inline(always)]
 fn dense<S: Simd, const MR: usize, const NV: usize>(
     simd: S,
@@ -742,6 +769,16 @@ fn dense<S: Simd, const MR: usize, const NV: usize>(
         while tile + MR <= n {
             dense_tile::<S, MR, NV>(simd, layer, a, out, wb, bias, tile, cbi, relu);
             tile += MR;
+        }
+        // The rest in tiles of 4, 2 and 1 rows: one row alone does a load per
+        // multiply-add, and with chunks of 16 rows and 6-row tiles that was 4 rows of 16.
+        if MR > 4 && tile + 4 <= n {
+            dense_tile::<S, 4, NV>(simd, layer, a, out, wb, bias, tile, cbi, relu);
+            tile += 4;
+        }
+        if MR > 2 && tile + 2 <= n {
+            dense_tile::<S, 2, NV>(simd, layer, a, out, wb, bias, tile, cbi, relu);
+            tile += 2;
         }
         while tile < n {
             dense_tile::<S, 1, NV>(simd, layer, a, out, wb, bias, tile, cbi, relu);
@@ -766,7 +803,10 @@ fn dense_tile<S: Simd, const R: usize, const NV: usize>(
 ) {
     let (k, block) = (layer.k, NV * S::F32_LANES);
     let zero = simd.splat_f32s(0.0);
-    let rows: [&[f32]; R] = std::array::from_fn(|r| &a[(tile + r) * k..][..k]);
+    let mut rows: [&[f32]; R] = [&[]; R];
+    for (r, row) in rows.iter_mut().enumerate() {
+        *row = &a[(tile + r) * k..][..k];
+    }
     let mut acc = [[zero; NV]; R];
     for row in &mut acc {
         row.copy_from_slice(bias);
