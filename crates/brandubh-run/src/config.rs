@@ -132,6 +132,10 @@ pub struct SelfPlayConfig {
     /// and at most `search.simulations` when `full_search_fraction` is below 1 (unused
     /// otherwise). Default `16`.
     pub cheap_simulations: u32,
+    /// Scales both search budgets (`search.simulations` and `cheap_simulations`) of
+    /// Black's moves, so that the side that loses more of the self-play games defends with
+    /// a deeper search (`2.0` doubles Black's simulations). Range [1, 16]. Default `1.0`.
+    pub black_budget_scale: f64,
     /// If set, the first this many plies of every game are uniformly random legal moves
     /// (not recorded), to diversify openings. Range 0 to `ply_cap`. Default: off.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -155,6 +159,7 @@ impl Default for SelfPlayConfig {
             temperature_plies: 8,
             full_search_fraction: 1.0,
             cheap_simulations: 16,
+            black_budget_scale: 1.0,
             opening_random_plies: None,
             symmetry_at_inference: true,
         }
@@ -214,6 +219,12 @@ pub struct TrainingConfig {
     /// Weight of the value loss (MSE) against the policy loss (cross-entropy). Range
     /// [0, 100]. Default `1.0`.
     pub value_loss_weight: f64,
+    /// Weight `w` of the search's root value `q` in the value target, against the game's
+    /// result `z`: the network learns `(1 − w)·z + w·q` (both from the side to move's
+    /// view; [`TrainingConfig::value_target`]). `0` trains on results alone, as AlphaZero
+    /// does; `0.5` is the average of z and q that makes targets less noisy in lopsided
+    /// games. Range [0, 1]. Default `0.0`.
+    pub root_value_weight: f64,
     /// Smallest replay window, in positions. Range 1–100,000,000. Default `10000`.
     pub window_min_positions: u64,
     /// Largest replay window, in positions. Range `window_min_positions`–100,000,000.
@@ -242,6 +253,7 @@ impl Default for TrainingConfig {
             weight_decay: 0.0001,
             lr_schedule: Vec::new(),
             value_loss_weight: 1.0,
+            root_value_weight: 0.0,
             window_min_positions: 10_000,
             window_max_positions: 250_000,
             window_scale: 4.0,
@@ -262,6 +274,15 @@ impl TrainingConfig {
         // `max(min)` first, then `min(max)`: a NaN from a bad config lands on the minimum.
         let size = grown.max(min).min(max);
         size as usize
+    }
+
+    /// The value target of a sample whose game ended `result` (+1 won, −1 lost, 0
+    /// unfinished) and whose search valued it `root_value`, both from the side to move's
+    /// view: `(1 − w)·result + w·root_value` with `w = root_value_weight`.
+    #[must_use]
+    pub fn value_target(&self, result: f32, root_value: f32) -> f32 {
+        let w = self.root_value_weight as f32;
+        (1.0 - w) * result + w * root_value
     }
 
     /// The learning rate of `iteration` (numbered from 1): the rate of the last
@@ -657,6 +678,12 @@ impl RunConfig {
             1,
             100_000,
         )?;
+        float(
+            "selfplay.black_budget_scale",
+            p.black_budget_scale,
+            Closed(1.0),
+            Closed(16.0),
+        )?;
         if p.full_search_fraction < 1.0 && p.cheap_simulations > s.simulations {
             return Err(bad(
                 "selfplay.cheap_simulations",
@@ -700,58 +727,20 @@ impl RunConfig {
             Closed(0.0),
             Closed(1.0),
         )?;
-        let mut previous = 0;
-        for (i, &(iteration, lr)) in t.lr_schedule.iter().enumerate() {
-            if iteration <= previous {
-                return Err(bad(
-                    "training.lr_schedule",
-                    format!(
-                        "breakpoint {} must name an iteration after {previous}, got {iteration}",
-                        i + 1
-                    ),
-                ));
-            }
-            previous = iteration;
-            float("training.lr_schedule", lr, Open(0.0), Closed(10.0)).map_err(|e| {
-                bad(
-                    "training.lr_schedule",
-                    format!("learning rate of breakpoint {}: {}", i + 1, e.message),
-                )
-            })?;
-        }
+        validate_lr_schedule(&t.lr_schedule)?;
         float(
             "training.value_loss_weight",
             t.value_loss_weight,
             Closed(0.0),
             Closed(100.0),
         )?;
-        int(
-            "training.window_min_positions",
-            t.window_min_positions,
-            1,
-            100_000_000,
-        )?;
-        if t.window_max_positions < t.window_min_positions || t.window_max_positions > 100_000_000 {
-            return Err(bad(
-                "training.window_max_positions",
-                format!(
-                    "must be between training.window_min_positions ({}) and 100000000, got {}",
-                    t.window_min_positions, t.window_max_positions
-                ),
-            ));
-        }
         float(
-            "training.window_scale",
-            t.window_scale,
-            Open(0.0),
-            Closed(1_000_000.0),
-        )?;
-        float(
-            "training.window_alpha",
-            t.window_alpha,
-            Open(0.0),
+            "training.root_value_weight",
+            t.root_value_weight,
+            Closed(0.0),
             Closed(1.0),
         )?;
+        validate_window(t)?;
         if let Some(r) = t.max_sample_reuse {
             float("training.max_sample_reuse", r, Open(0.0), Closed(1000.0))?;
         }
@@ -867,6 +856,62 @@ fn leaves(config: &RunConfig) -> BTreeMap<String, toml::Value> {
         walk("", value, &mut out);
     }
     out
+}
+
+/// `training.lr_schedule`: iterations strictly increasing from 1, rates in (0, 10].
+fn validate_lr_schedule(schedule: &[(u32, f64)]) -> Result<(), ValueError> {
+    let mut previous = 0;
+    for (i, &(iteration, lr)) in schedule.iter().enumerate() {
+        if iteration <= previous {
+            return Err(bad(
+                "training.lr_schedule",
+                format!(
+                    "breakpoint {} must name an iteration after {previous}, got {iteration}",
+                    i + 1
+                ),
+            ));
+        }
+        previous = iteration;
+        float("training.lr_schedule", lr, Open(0.0), Closed(10.0)).map_err(|e| {
+            bad(
+                "training.lr_schedule",
+                format!("learning rate of breakpoint {}: {}", i + 1, e.message),
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// The replay window's keys of `[training]`.
+fn validate_window(t: &TrainingConfig) -> Result<(), ValueError> {
+    int(
+        "training.window_min_positions",
+        t.window_min_positions,
+        1,
+        100_000_000,
+    )?;
+    if t.window_max_positions < t.window_min_positions || t.window_max_positions > 100_000_000 {
+        return Err(bad(
+            "training.window_max_positions",
+            format!(
+                "must be between training.window_min_positions ({}) and 100000000, got {}",
+                t.window_min_positions, t.window_max_positions
+            ),
+        ));
+    }
+    float(
+        "training.window_scale",
+        t.window_scale,
+        Open(0.0),
+        Closed(1_000_000.0),
+    )?;
+    float(
+        "training.window_alpha",
+        t.window_alpha,
+        Open(0.0),
+        Closed(1.0),
+    )?;
+    Ok(())
 }
 
 /// Deserializes `text`, moving the legacy key `search.symmetry_at_inference` to
@@ -1201,6 +1246,14 @@ mod tests {
                 "training.value_loss_weight",
             ),
             (
+                "[selfplay]\nblack_budget_scale = 0.5",
+                "selfplay.black_budget_scale",
+            ),
+            (
+                "[training]\nroot_value_weight = 1.5",
+                "training.root_value_weight",
+            ),
+            (
                 "[training]\nwindow_min_positions = 0",
                 "training.window_min_positions",
             ),
@@ -1309,6 +1362,22 @@ mod tests {
         assert_eq!(t.learning_rate_at(10), 0.005);
         assert_eq!(t.learning_rate_at(19), 0.005);
         assert_eq!(t.learning_rate_at(1000), 0.001);
+    }
+
+    #[test]
+    fn value_target_mixes_result_and_root_value() {
+        let mut t = TrainingConfig::default();
+        // The default trains on the game's result alone.
+        assert_eq!(t.value_target(-1.0, 0.8), -1.0);
+        assert_eq!(t.value_target(0.0, 0.8), 0.0);
+        t.root_value_weight = 0.5;
+        assert!((t.value_target(-1.0, 0.6) - -0.2).abs() < 1e-6);
+        assert!((t.value_target(1.0, 1.0) - 1.0).abs() < 1e-6);
+        t.root_value_weight = 1.0;
+        assert_eq!(t.value_target(1.0, -0.25), -0.25);
+        let parsed =
+            RunConfig::from_toml_str("[training]\nroot_value_weight = 0.25", "x.toml").unwrap();
+        assert_eq!(parsed.training.root_value_weight, 0.25);
     }
 
     #[test]

@@ -231,6 +231,7 @@ pub fn selfplay_settings(config: &RunConfig) -> Result<SelfPlaySettings, Setting
         search: search_config(config)?,
         cheap_simulations: sp.cheap_simulations.min(config.search.simulations),
         full_search_fraction: sp.full_search_fraction as f32,
+        black_budget_scale: sp.black_budget_scale as f32,
         ply_cap: sp.ply_cap,
         opening_random_plies: sp.opening_random_plies.unwrap_or(0),
         temperature: sp.temperature as f32,
@@ -598,7 +599,9 @@ impl Iteration<'_> {
                         sample.repetitions,
                         &moves,
                         &probs,
-                        sample.result,
+                        config
+                            .training
+                            .value_target(sample.result, sample.root_value),
                         sym,
                     )
                     .map_err(|e| RunError::Batch(e.to_string()))?;

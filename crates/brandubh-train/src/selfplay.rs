@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use brandubh_rules::{Game, Move, Position};
+use brandubh_rules::{Game, Move, Position, Side};
 use brandubh_run::replay::{GameRecord, GameResult, PositionRecord};
 use brandubh_search::{Batcher, Evaluator, Search, SearchConfig, SearchError, SearchResult};
 use rand::{Rng, SeedableRng};
@@ -26,6 +26,8 @@ pub struct SelfPlaySettings {
     pub cheap_simulations: u32,
     /// Fraction of moves searched with the full budget and recorded as policy targets.
     pub full_search_fraction: f32,
+    /// Both budgets of Black's moves are this many times White's (at least 1).
+    pub black_budget_scale: f32,
     /// A game reaching this many plies stops, recorded as unfinished.
     pub ply_cap: u32,
     /// Plies played uniformly at random from the start before searching (opening variety).
@@ -130,7 +132,17 @@ impl SelfPlaySettings {
         } else {
             self.cheap_simulations
         };
-        slot.search.set_simulations(budget);
+        slot.search
+            .set_simulations(self.budget_for(slot.search.game().side_to_move(), budget));
+    }
+
+    /// `budget` scaled for `side` by `black_budget_scale`.
+    fn budget_for(&self, side: Side, budget: u32) -> u32 {
+        match side {
+            Side::White => budget,
+            // `as` saturates; the scale is at least 1, so the budget never shrinks.
+            Side::Black => ((budget as f32 * self.black_budget_scale).round() as u32).max(budget),
+        }
     }
 
     /// The move to play: the search's best move, or, in the opening plies, a move drawn
@@ -391,6 +403,7 @@ mod tests {
             search,
             cheap_simulations: 2,
             full_search_fraction: 0.5,
+            black_budget_scale: 1.0,
             ply_cap: 30,
             opening_random_plies: 2,
             temperature: 1.0,
@@ -402,9 +415,13 @@ mod tests {
     }
 
     fn collect(threads: usize, seed: u64) -> (Vec<GameRecord>, SelfPlayStats) {
+        collect_with(&settings(threads), seed)
+    }
+
+    fn collect_with(settings: &SelfPlaySettings, seed: u64) -> (Vec<GameRecord>, SelfPlayStats) {
         let mut games = Vec::new();
         let stats = play::<_, _, _, SearchError>(
-            &settings(threads),
+            settings,
             seed,
             0,
             7,
@@ -442,6 +459,28 @@ mod tests {
         // Roughly half the moves get the full search.
         let moves: usize = games.iter().map(|g| g.moves.len() - 2).sum();
         assert!(recorded as usize > moves / 5 && (recorded as usize) < moves * 4 / 5);
+    }
+
+    #[test]
+    fn black_searches_with_the_scaled_budget() {
+        let mut s = settings(1);
+        s.black_budget_scale = 2.5;
+        assert_eq!(s.budget_for(Side::White, 8), 8);
+        assert_eq!(s.budget_for(Side::Black, 8), 20);
+        assert_eq!(s.budget_for(Side::Black, 2), 5);
+        s.black_budget_scale = 1.0;
+        assert_eq!(s.budget_for(Side::Black, 8), 8);
+        // Played: the same games' moves cost more evaluations with Black's budget scaled.
+        let per_move = |st: &SelfPlayStats| st.evaluations as f64 / st.moves as f64;
+        let plain = collect_with(&s, 4).1;
+        s.black_budget_scale = 4.0;
+        let scaled = collect_with(&s, 4).1;
+        assert!(
+            per_move(&scaled) > 1.5 * per_move(&plain),
+            "{} vs {} evaluations a move",
+            per_move(&scaled),
+            per_move(&plain)
+        );
     }
 
     #[test]
