@@ -16,7 +16,9 @@
 //! pool of `THREADS` threads for about `SECONDS`, per wall-clock second and per CPU-second
 //! of the pool thread that ran the calls (`NaN` where unknown; all of the work only with one
 //! thread) — so that the script can interleave it with onnxruntime, measurement by
-//! measurement.
+//! measurement. `ONNX_BENCH_CHUNK=N` in the environment (also through
+//! `scripts/bench-onnxruntime.sh`) sets the fast path's chunk size
+//! ([`FastNet::with_chunk_size`], default 16) to compare chunk sizes.
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -124,7 +126,7 @@ fn prepare(args: &[String]) -> anyhow::Result<()> {
 fn serve(dir: &Path) -> anyhow::Result<()> {
     let source = std::fs::read_to_string(dir.join("source.txt"))?;
     let mut net = FastNet::from_folded(&load(&source)?);
-    // `ONNX_BENCH_CHUNK=N`: another most positions per unit of parallel work, to try one.
+    // `ONNX_BENCH_CHUNK=N`: the most positions per unit of parallel work, to try other sizes.
     if let Ok(chunk) = std::env::var("ONNX_BENCH_CHUNK") {
         let chunk: usize = chunk
             .parse()
