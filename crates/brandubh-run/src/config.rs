@@ -26,11 +26,28 @@
 //! ```
 //!
 //! Iterations are numbered from 1.
+//!
+//! A file read from disk may start from another: `extends = "default.toml"` (a path
+//! relative to the extending file) takes every key of that file, and the extending file's
+//! own keys replace it key by key (a table is merged, any other value replaced). Chains
+//! are followed up to 8 files deep, and a cycle is an error. Each file's own keys are
+//! checked (unknown keys, types), and those errors name it; ranges are checked once merged,
+//! and name the file given. The result is one whole configuration: a run's copy of
+//! it (`config.toml` in the run) names no other file. An ablation is then its baseline and
+//! the change under test, and nothing else:
+//!
+//! ```toml
+//! extends = "ablation-root-value.toml"
+//! name = "ablation-black-budget"
+//!
+//! [selfplay]
+//! black_budget_scale = 2.0
+//! ```
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use brandubh_search::SearchSettings;
 use serde::{Deserialize, Serialize};
@@ -521,14 +538,34 @@ fn run_copy_checksum(label: &str, toml: &str) -> u64 {
 }
 
 impl RunConfig {
-    /// Reads, parses and validates a TOML file; errors name the file as given.
+    /// Reads, parses and validates a TOML file, with the files it `extends` (see the
+    /// module documentation); errors name the file as given.
     pub fn from_file(path: impl AsRef<Path>) -> Result<RunConfig, ConfigError> {
-        let (text, file) = read_text(path.as_ref())?;
-        RunConfig::from_toml_str(&text, &file)
+        let path = path.as_ref();
+        let (text, file) = read_text(path)?;
+        if !has_extends(&text) {
+            return RunConfig::from_toml_str(&text, &file);
+        }
+        let table = extended_table(path, &mut Vec::new())?;
+        let config: RunConfig = serde_path_to_error::deserialize(toml::Value::Table(table))
+            .map_err(|e| toml_error(&file, &text, e, false))?;
+        config
+            .validate()
+            .map_err(|error| ConfigError::Invalid { file, error })?;
+        Ok(config)
     }
 
-    /// Parses and validates TOML `text`; `name` is the file name used in errors.
+    /// Parses and validates TOML `text`; `name` is the file name used in errors. The text
+    /// cannot `extends` another file (there is no file to be relative to).
     pub fn from_toml_str(text: &str, name: &str) -> Result<RunConfig, ConfigError> {
+        if has_extends(text) {
+            return Err(ConfigError::BadValue {
+                file: name.to_owned(),
+                key: Some(EXTENDS.to_owned()),
+                location: None,
+                message: "only a configuration file read from disk can extend another".to_owned(),
+            });
+        }
         let config = parse_toml(text, name)?;
         config.validate().map_err(|error| ConfigError::Invalid {
             file: name.to_owned(),
@@ -912,6 +949,94 @@ fn validate_window(t: &TrainingConfig) -> Result<(), ValueError> {
         Closed(1.0),
     )?;
     Ok(())
+}
+
+/// The top-level key naming the file a configuration file starts from.
+const EXTENDS: &str = "extends";
+
+/// Most files in one chain of `extends`.
+const MAX_EXTENDS: usize = 8;
+
+/// Whether `text` is valid TOML with a top-level `extends` key.
+fn has_extends(text: &str) -> bool {
+    text.parse::<toml::Table>()
+        .is_ok_and(|t| t.contains_key(EXTENDS))
+}
+
+/// The table of the configuration file at `path`, merged over the tables of the files it
+/// extends; `chain` holds the files (canonical paths) that extend it. Each file's own keys
+/// are checked against [`RunConfig`] on their own, so that its errors name it.
+fn extended_table(path: &Path, chain: &mut Vec<PathBuf>) -> Result<toml::Table, ConfigError> {
+    let (text, file) = read_text(path)?;
+    if !has_extends(&text) {
+        // A file that extends none: checked whole, with located errors.
+        parse_toml(&text, &file)?;
+        let mut table = text
+            .parse::<toml::Table>()
+            .map_err(|e| ConfigError::Syntax {
+                file: file.clone(),
+                location: None,
+                message: brandubh_fs::one_line(e.message()),
+            })?;
+        migrate_symmetry_key(&mut table, &file)?;
+        return Ok(table);
+    }
+    let bad = |message: String| ConfigError::BadValue {
+        file: file.clone(),
+        key: Some(EXTENDS.to_owned()),
+        location: None,
+        message,
+    };
+    let mut table = text
+        .parse::<toml::Table>()
+        .map_err(|e| bad(e.to_string()))?;
+    let base = table.remove(EXTENDS);
+    migrate_symmetry_key(&mut table, &file)?;
+    serde_path_to_error::deserialize::<_, RunConfig>(toml::Value::Table(table.clone()))
+        .map_err(|e| toml_error(&file, &text, e, false))?;
+    let Some(toml::Value::String(base)) = base else {
+        return Err(bad(
+            "must be the path of a configuration file (a string)".to_owned()
+        ));
+    };
+    let base_path = path.parent().unwrap_or(Path::new("")).join(&base);
+    let shown = base_path.display();
+    let here = std::fs::canonicalize(path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
+    chain.push(here);
+    let id =
+        std::fs::canonicalize(&base_path).map_err(|e| bad(format!("cannot read {shown}: {e}")))?;
+    if chain.contains(&id) {
+        return Err(bad(format!(
+            "{shown} extends, in the end, this file again (a cycle)"
+        )));
+    }
+    if chain.len() >= MAX_EXTENDS {
+        return Err(bad(format!(
+            "{shown} is more than {MAX_EXTENDS} files down a chain of extends"
+        )));
+    }
+    let mut merged = extended_table(&base_path, chain)?;
+    merge_tables(&mut merged, table);
+    Ok(merged)
+}
+
+/// Puts the keys of `over` into `base`: a table into a table key by key, any other value
+/// in place of the old one.
+fn merge_tables(base: &mut toml::Table, over: toml::Table) {
+    for (key, value) in over {
+        match value {
+            toml::Value::Table(over) => {
+                if let Some(toml::Value::Table(base)) = base.get_mut(&key) {
+                    merge_tables(base, over);
+                    continue;
+                }
+                base.insert(key, toml::Value::Table(over));
+            }
+            value => {
+                base.insert(key, value);
+            }
+        }
+    }
 }
 
 /// Deserializes `text`, moving the legacy key `search.symmetry_at_inference` to
@@ -1430,5 +1555,136 @@ mod tests {
         );
         let e = err("[search]\nsymmetry_at_inference = true\nsimulatons = 3\n");
         assert!(e.ends_with("(did you mean search.simulations?)"), "{e}");
+    }
+
+    /// Writes `files` (name, text) into a new directory.
+    fn config_dir(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in files {
+            std::fs::write(dir.path().join(name), text).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn a_config_extends_another_key_by_key() {
+        let dir = config_dir(&[
+            (
+                "base.toml",
+                "name = \"base\"\nseed = 3\n[search]\nsimulations = 40\nc_puct = 2.0\n\
+                 [training]\nlr_schedule = [[5, 0.001], [9, 0.0001]]\n",
+            ),
+            (
+                "mid.toml",
+                "extends = \"base.toml\"\nname = \"mid\"\n[search]\nsimulations = 50\n",
+            ),
+        ]);
+        // A path is relative to the file that names it.
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        std::fs::write(
+            dir.path().join("sub/leaf.toml"),
+            "extends = \"../mid.toml\"\nname = \"leaf\"\n[training]\nlr_schedule = [[7, 0.002]]\n",
+        )
+        .unwrap();
+        let leaf = RunConfig::from_file(dir.path().join("sub/leaf.toml")).unwrap();
+        let mut want = RunConfig {
+            name: "leaf".into(),
+            seed: 3,
+            ..RunConfig::default()
+        };
+        want.search.simulations = 50; // mid's, over base's 40
+        want.search.c_puct = 2.0; // base's, kept by mid's [search]
+        want.training.lr_schedule = vec![(7, 0.002)]; // an array is replaced whole
+        assert_eq!(leaf, want);
+        // A run's copy is the whole configuration, and reads back without the other files.
+        let copy = leaf.to_run_copy().unwrap();
+        assert!(!copy.contains(EXTENDS), "{copy}");
+        let copy_path = dir.path().join("copy.toml");
+        std::fs::write(&copy_path, copy).unwrap();
+        assert_eq!(RunConfig::from_run_copy(&copy_path).unwrap(), want);
+    }
+
+    #[test]
+    fn bad_extends_are_one_line_errors_naming_the_file() {
+        let dir = config_dir(&[
+            ("a.toml", "extends = \"b.toml\"\nname = \"a\"\n"),
+            ("b.toml", "extends = \"a.toml\"\n"),
+            ("self.toml", "extends = \"self.toml\"\n"),
+            ("missing.toml", "extends = \"nowhere.toml\"\n"),
+            ("number.toml", "extends = 3\n"),
+            (
+                "typo.toml",
+                "extends = \"good.toml\"\n[search]\nsimulatons = 3\n",
+            ),
+            ("good.toml", "name = \"good\"\n"),
+            ("bad-base.toml", "extends = \"bad.toml\"\n"),
+            ("bad.toml", "[search]\nsimulations = 0\n"),
+            (
+                "range.toml",
+                "extends = \"good.toml\"\n[search]\nsimulations = 0\n",
+            ),
+        ]);
+        let err = |name: &str| {
+            let e = RunConfig::from_file(dir.path().join(name))
+                .unwrap_err()
+                .to_string();
+            assert!(!e.contains('\n'), "{e}");
+            e
+        };
+        let file = |name: &str| dir.path().join(name).display().to_string();
+        for cyclic in ["a.toml", "self.toml"] {
+            let e = err(cyclic);
+            assert!(e.contains("extends:") && e.contains("a cycle"), "{e}");
+        }
+        let e = err("missing.toml");
+        assert!(
+            e.starts_with(&format!("{}: extends: cannot read", file("missing.toml")))
+                && e.contains("nowhere.toml"),
+            "{e}"
+        );
+        assert!(err("number.toml").contains("extends: must be the path"));
+        let e = err("typo.toml");
+        assert!(
+            e.starts_with(&file("typo.toml"))
+                && e.contains("unknown key search.simulatons")
+                && e.ends_with("(did you mean search.simulations?)"),
+            "{e}"
+        );
+        // Ranges are checked once merged, and the error names the file given.
+        let e = err("bad-base.toml");
+        assert!(
+            e.starts_with(&format!("{}: search.simulations", file("bad-base.toml"))),
+            "{e}"
+        );
+        let e = err("range.toml");
+        assert!(
+            e.starts_with(&format!("{}: search.simulations", file("range.toml"))),
+            "{e}"
+        );
+        // Text that is not a file has nothing to be relative to.
+        let e = RunConfig::from_toml_str("extends = \"good.toml\"\n", "t.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("t.toml: extends: only a configuration file"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_chain_of_extends_is_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("c0.toml"), "name = \"c0\"\n").unwrap();
+        for i in 1..=MAX_EXTENDS {
+            let text = format!("extends = \"c{}.toml\"\nseed = {i}\n", i - 1);
+            std::fs::write(dir.path().join(format!("c{i}.toml")), text).unwrap();
+        }
+        // c7 → … → c0 is eight files; c8 would be the ninth.
+        let seven = RunConfig::from_file(dir.path().join(format!("c{}.toml", MAX_EXTENDS - 1)));
+        assert_eq!(seven.unwrap().seed, (MAX_EXTENDS - 1) as u64);
+        let e = RunConfig::from_file(dir.path().join(format!("c{MAX_EXTENDS}.toml")))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("more than 8 files down a chain"), "{e}");
     }
 }

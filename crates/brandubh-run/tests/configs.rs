@@ -57,8 +57,8 @@ fn tiny_config_is_tiny() {
     assert!(c.training.steps_per_iteration <= 5);
 }
 
-/// `default-stage2.toml` is a copy of `default.toml` that continues its run; a later edit to
-/// one must not silently leave the other behind. Only the keys the stage changes differ.
+/// `default-stage2.toml` extends `default.toml` to continue its run: only the keys the stage
+/// changes differ (an edit to it that sets another key is caught here).
 #[test]
 fn default_stage2_differs_from_default_only_where_it_says() {
     let stage1 = RunConfig::from_file(configs_dir().join("default.toml")).unwrap();
