@@ -31,10 +31,8 @@ matches=${MATCHES:-100}
 seed=${SEED:-2026}
 play=${PLAY:-@algo=puct@sims=400@solver=yes}
 read -r -a opponents <<<"${OPPONENTS:-alphabeta:2 alphabeta:3}"
-if [ -z "${BRANDUBH:-}" ]; then
-  cargo build --release --quiet --workspace
-  BRANDUBH=./target/release/brandubh
-fi
+. scripts/lib.sh
+brandubh_binary
 dirs=()
 for config in "${configs[@]}"; do
   [ -f "$config" ] || { echo "no such config: $config" >&2; exit 2; }
@@ -45,7 +43,7 @@ for config in "${configs[@]}"; do
   dirs+=("$dir")
 done
 mkdir -p "$runs"
-cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+cpu=$(cpu_name)
 echo "# ablation: ${configs[0]} vs ${configs[1]}, $minutes min each, side by side, $(nproc) cores, ${cpu:-unknown CPU}" >&2
 pids=()
 for i in 0 1; do

@@ -16,10 +16,8 @@ depths=("$@")
 matches=${MATCHES:-100}
 seed=${SEED:-2026}
 threads=${THREADS:-1}
-if [ -z "${BRANDUBH:-}" ]; then
-  cargo build --release --quiet --workspace
-  BRANDUBH=./target/release/brandubh
-fi
+. scripts/lib.sh
+brandubh_binary
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 reports=()

@@ -25,10 +25,8 @@ opponents=("$@")
 matches=${MATCHES:-100}
 seed=${SEED:-2026}
 threads=${THREADS:-0}
-if [ -z "${BRANDUBH:-}" ]; then
-  cargo build --release --quiet --workspace
-  BRANDUBH=./target/release/brandubh
-fi
+. scripts/lib.sh
+brandubh_binary
 if [ -n "${OUT:-}" ]; then
   out=$OUT
   mkdir -p "$out"
@@ -36,7 +34,7 @@ else
   out=$(mktemp -d)
   trap 'rm -rf "$out"' EXIT
 fi
-cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+cpu=$(cpu_name)
 echo "# $agent: $matches matches per opponent, seed $seed, $(nproc) cores, ${cpu:-unknown CPU}" >&2
 reports=()
 for i in "${!opponents[@]}"; do
