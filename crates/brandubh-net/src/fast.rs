@@ -489,12 +489,15 @@ impl FastNet {
 #[derive(Default)]
 struct Scratch {
     /// `(positions, padded channels)` the bordered buffers are laid out for: their
-    /// borders are zero and are never written, so they are zeroed only when it changes.
+    /// borders are zero and are never written, so they are zeroed only when they grow or
+    /// the channels change. A chunk of fewer positions uses the first ones (self-play's
+    /// batches vary in size from call to call, and a batch's last chunk is often shorter).
     shape: (usize, usize),
     input: Aligned,
     x: Aligned,
     y: Aligned,
-    /// The output squares of `shape.0` positions ([`pixel_table`]).
+    /// The output squares of `shape.0` positions ([`pixel_table`]), position by position:
+    /// those of the first `n` positions are its first `n · 49`.
     pixels: Vec<Pixel>,
     feat: Vec<f32>,
     dense_out: Aligned,
@@ -502,7 +505,7 @@ struct Scratch {
 
 impl Scratch {
     fn prepare(&mut self, n: usize, cp: usize) {
-        if self.shape != (n, cp) {
+        if self.shape.1 != cp || self.shape.0 < n {
             self.shape = (n, cp);
             self.input = Aligned::zeros(n * PADDED_SQUARES * NUM_PLANES);
             self.x = Aligned::zeros(n * PADDED_SQUARES * cp);
@@ -568,7 +571,7 @@ fn chunk_forward<S: Simd, const MR: usize, const NV: usize>(simd: S, op: ChunkOp
         }
     }
     let (x, y) = (scratch.x.get_mut(), scratch.y.get_mut());
-    let px = &scratch.pixels;
+    let px = &scratch.pixels[..n * PLANE_SIZE];
     conv3::<S, MR, NV>(simd, &net.stem, scratch.input.get(), x, cp, px, false);
     for (c1, c2) in &net.blocks {
         conv3::<S, MR, NV>(simd, c1, x, y, cp, px, false);
@@ -884,6 +887,43 @@ mod tests {
                     "{name}, batch {n}: differs from burn by {diff}"
                 );
             }
+        }
+    }
+
+    /// A thread's buffers, grown by a larger chunk, serve a smaller one after it: the same
+    /// outputs, to the bit, as the first positions of the larger chunk (every output square
+    /// and every position is computed on its own), for every kernel variant here.
+    #[test]
+    fn a_smaller_chunk_after_a_larger_one_gives_the_same_outputs() {
+        let device = Device::flex();
+        let model = NetConfig::new()
+            .with_channels(12)
+            .with_blocks(1)
+            .init(&device);
+        let start = brandubh_rules::Position::start();
+        let inputs: Vec<f32> = start
+            .legal_moves()
+            .iter()
+            .take(20)
+            .flat_map(|mv| crate::encoding::encode(&start.play_unchecked(*mv).position, 2))
+            .collect();
+        let one_thread = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let base = FastNet::from_model(&model).with_chunk_size(64);
+        for level in [SimdLevel::Scalar, SimdLevel::Avx2, SimdLevel::Avx512] {
+            let Some(net) = base.with_simd_level(level) else {
+                continue;
+            };
+            let (large, small) = one_thread
+                .install(|| (net.forward(&inputs), net.forward(&inputs[..7 * INPUT_SIZE])));
+            assert_eq!(
+                small.policy_logits[..],
+                large.policy_logits[..7 * POLICY_SIZE],
+                "{level:?}"
+            );
+            assert_eq!(small.values[..], large.values[..7], "{level:?}");
         }
     }
 }
