@@ -85,6 +85,9 @@ pub enum AgentError {
     /// The checkpoint to export could not be read.
     #[error("{0}")]
     Checkpoint(brandubh_net::CheckpointError),
+    /// The checkpoints to average into one agent do not agree, or there are none.
+    #[error("cannot average the checkpoints: {0}")]
+    Average(String),
     /// Search settings out of range (from the file, or asked for).
     #[error("{}: {cause}", path.display())]
     Settings {

@@ -30,17 +30,66 @@ pub fn export_checkpoint(
     options: &ExportOptions,
 ) -> Result<Agent, AgentError> {
     let checkpoint = checkpoint.as_ref();
-    let out = out.as_ref();
     let (weights, ckpt) = checkpoint::read_weights(checkpoint, None)?;
+    let source = SourceInfo {
+        checkpoint: checkpoint.display().to_string(),
+        weights_fnv1a64: ckpt.weights_fnv1a64.clone(),
+        burn_version: ckpt.burn_version.clone(),
+    };
+    write_agent(weights, &ckpt, source, out.as_ref(), options)
+}
+
+/// Exports the element-wise mean of the weights of `checkpoints` (stochastic weight
+/// averaging: [`checkpoint::average_weights`]), which must all be of one model config, as
+/// the agent file `out`, written atomically. The training record is the last checkpoint's
+/// (give them oldest first); the source records the last checkpoint, how many were
+/// averaged and the FNV-1a 64 hash of the mean weights. One checkpoint exports as
+/// [`export_checkpoint`] does.
+pub fn export_average<P: AsRef<Path>>(
+    checkpoints: &[P],
+    out: impl AsRef<Path>,
+    options: &ExportOptions,
+) -> Result<Agent, AgentError> {
+    let Some(last) = checkpoints.last().map(AsRef::as_ref) else {
+        return Err(AgentError::Average("none given".to_owned()));
+    };
+    if checkpoints.len() == 1 {
+        return export_checkpoint(last, out, options);
+    }
+    let (_, ckpt) = checkpoint::read_weights(last, None)?;
+    let mut images = Vec::with_capacity(checkpoints.len());
+    for path in checkpoints {
+        images.push(checkpoint::read_weights(path.as_ref(), Some(&ckpt.config))?.0);
+    }
+    let count = images.len();
+    let first = checkpoints[0].as_ref().display();
+    let weights = checkpoint::average_weights(&ckpt.config, images)
+        .map_err(|e| AgentError::Average(format!("{first} to {}: {e}", last.display())))?;
+    let source = SourceInfo {
+        checkpoint: format!(
+            "{} (the mean of {count} checkpoints, from {first})",
+            last.display()
+        ),
+        weights_fnv1a64: format!("{:016x}", brandubh_fs::fnv1a64(&weights)),
+        burn_version: ckpt.burn_version.clone(),
+    };
+    write_agent(weights, &ckpt, source, out.as_ref(), options)
+}
+
+/// Writes the agent file `out` of `weights` with the training record of `ckpt`, and reads
+/// it back.
+fn write_agent(
+    weights: Vec<u8>,
+    ckpt: &CheckpointMeta,
+    source: SourceInfo,
+    out: &Path,
+    options: &ExportOptions,
+) -> Result<Agent, AgentError> {
     let meta = AgentMeta::new(
         options.name.clone(),
         options.search.clone(),
-        training_info(&ckpt),
-        SourceInfo {
-            checkpoint: checkpoint.display().to_string(),
-            weights_fnv1a64: ckpt.weights_fnv1a64.clone(),
-            burn_version: ckpt.burn_version.clone(),
-        },
+        training_info(ckpt),
+        source,
     );
     let agent = Agent::from_weights(weights, ckpt.config.clone(), meta, out)?;
     agent.save(out)?;

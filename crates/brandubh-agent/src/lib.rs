@@ -2,7 +2,8 @@
 //! weights, its shape, the encoding it was trained with, the search it plays best with and
 //! a record of its training, behind a versioned, checksummed header.
 //!
-//! - [`export_checkpoint`]: a training checkpoint → an agent file, written atomically;
+//! - [`export_checkpoint`]: a training checkpoint → an agent file, written atomically
+//!   ([`export_average`]: the mean of several checkpoints' weights);
 //! - [`Agent::load`]: an agent file → an [`Agent`] with its network on the fast inference
 //!   path ([`brandubh_net::FastNet`]); nothing else is read (no run directory, no config);
 //! - [`Agent::player`]: a seeded [`brandubh_search::MctsPlayer`] with the agent's search
@@ -77,7 +78,7 @@ mod thinker;
 
 pub use agent::{Agent, Analysis, Budget, MoveStats};
 pub use error::AgentError;
-pub use export::{ExportOptions, export_checkpoint, training_info};
+pub use export::{ExportOptions, export_average, export_checkpoint, training_info};
 pub use format::{FORMAT_VERSION, MAGIC};
 pub use meta::{AgentMeta, RULES_NAME, SourceInfo, TrainingInfo, utc_date};
 pub use thinker::{MAX_BATCH, Thinker, ThinkerPlayer};

@@ -141,6 +141,152 @@ fn export_from_a_trained_run_then_analyze_and_match() {
     assert!(o.status.success(), "{}", stderr(&o));
 }
 
+/// The model config of [`run_of_three_checkpoints`].
+fn small_config() -> NetConfig {
+    NetConfig::new().with_channels(8).with_blocks(1)
+}
+
+/// A run directory `DIR/run` with checkpoints iter-000001..3 of three seeded models, and
+/// their weights.
+fn run_of_three_checkpoints(dir: &Path) -> (PathBuf, Vec<Vec<u8>>) {
+    let run = dir.join("run");
+    let ckpts = run.join("checkpoints");
+    std::fs::create_dir_all(&ckpts).unwrap();
+    let device = Device::flex();
+    let mut models = Vec::new();
+    for step in 1..=3u64 {
+        device.seed(step);
+        let model = small_config().init(&device);
+        let stem = ckpts.join(format!("iter-{step:06}"));
+        checkpoint::save(&stem, &model, &SaveOptions::at_step(step)).unwrap();
+        models.push(checkpoint::weights_to_bytes(&model).unwrap());
+    }
+    (run, models)
+}
+
+/// `export --average N` writes the mean of the run's last N checkpoints (or of the N that
+/// end at the checkpoint given), says so, and records it in the agent.
+#[test]
+fn export_average_writes_the_mean_of_the_last_checkpoints() {
+    let tmp = temp_dir();
+    let (run, models) = run_of_three_checkpoints(tmp.path());
+    let ckpts = run.join("checkpoints");
+    let config = small_config();
+    let out = tmp.path().join("mean.agent");
+    let o = brandubh(&["export", s(&run), "--average", "2", "--out", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains(&format!(
+            "weights the mean of 2 checkpoints, from {}",
+            ckpts.join("iter-000002").display()
+        )),
+        "{text}"
+    );
+    // The same network as the mean computed here: the same outputs, to the bit.
+    let outputs = |weights: &[u8]| {
+        let net = brandubh_net::FastNet::from_safetensors(&config, weights.to_vec()).unwrap();
+        let planes = brandubh_net::encoding::encode(&brandubh_rules::Position::start(), 1);
+        net.forward(&planes)
+    };
+    let agent = brandubh_agent::Agent::load(&out).unwrap();
+    let want = checkpoint::average_weights(&config, models[1..].to_vec()).unwrap();
+    assert_eq!(outputs(agent.weights()), outputs(&want));
+    assert_ne!(outputs(agent.weights()), outputs(&models[2]));
+    assert_eq!(
+        agent.meta().source.weights_fnv1a64,
+        format!("{:016x}", brandubh_fs::fnv1a64(agent.weights()))
+    );
+    assert!(
+        agent.meta().source.checkpoint.ends_with(&format!(
+            "(the mean of 2 checkpoints, from {})",
+            ckpts.join("iter-000002").display()
+        )),
+        "{}",
+        agent.meta().source.checkpoint
+    );
+    // Ending at a checkpoint given: the first two.
+    let o = brandubh(&[
+        "export",
+        s(&ckpts.join("iter-000002")),
+        "--average",
+        "2",
+        "--out",
+        s(&out),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let want = checkpoint::average_weights(&config, models[..2].to_vec()).unwrap();
+    let agent = brandubh_agent::Agent::load(&out).unwrap();
+    assert_eq!(outputs(agent.weights()), outputs(&want));
+}
+
+/// Too few checkpoints, a checkpoint outside a run, a model of another shape among them and
+/// ONNX are one-line errors for `export --average`.
+#[test]
+fn export_average_refuses_what_it_cannot_average() {
+    let tmp = temp_dir();
+    let (run, _) = run_of_three_checkpoints(tmp.path());
+    let ckpts = run.join("checkpoints");
+    let out = tmp.path().join("mean.agent");
+    let device = Device::flex();
+    let refused = |args: &[&str], want: &str| {
+        let o = brandubh(args);
+        assert!(!o.status.success(), "{args:?}");
+        let e = stderr(&o);
+        assert!(e.contains(want), "{args:?}: {e}");
+        // One error line (a note on the missing run configuration may come before it).
+        let errors = e.lines().filter(|l| !l.starts_with("note: ")).count();
+        assert_eq!(errors, 1, "{args:?}: {e}");
+    };
+    refused(
+        &["export", s(&run), "--average", "4", "--out", s(&out)],
+        "--average 4: ",
+    );
+    // clap's own message: its first line names the value and the range.
+    let o = brandubh(&["export", s(&run), "--average", "0", "--out", s(&out)]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o)
+            .starts_with("error: invalid value '0' for '--average <N>': 0 is not in 1..=1000"),
+        "{}",
+        stderr(&o)
+    );
+    let loose = tmp.path().join("loose");
+    checkpoint::save(
+        &loose,
+        &small_config().init(&device),
+        &SaveOptions::at_step(9),
+    )
+    .unwrap();
+    refused(
+        &["export", s(&loose), "--average", "2", "--out", s(&out)],
+        "is not in a run's checkpoints directory",
+    );
+    refused(
+        &[
+            "export",
+            s(&run),
+            "--average",
+            "2",
+            "--format",
+            "onnx",
+            "--out",
+            s(&tmp.path().join("m.onnx")),
+        ],
+        "only an agent file",
+    );
+    // A checkpoint of another shape among those averaged.
+    let other = NetConfig::new()
+        .with_channels(4)
+        .with_blocks(1)
+        .init(&device);
+    checkpoint::save(ckpts.join("iter-000004"), &other, &SaveOptions::at_step(4)).unwrap();
+    refused(
+        &["export", s(&run), "--average", "2", "--out", s(&out)],
+        "iter-000003",
+    );
+}
+
 #[test]
 fn export_refuses_bad_arguments() {
     let tmp = temp_dir();

@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 
 use burn::module::{Module, ModuleMapper, ModuleVisitor, Param, ParamId};
 use burn::store::{ModuleSnapshot, SafetensorsStore};
-use burn::tensor::{Bytes, Device, Tensor};
+use burn::tensor::{Bytes, Device, Tensor, TensorData};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -637,6 +637,78 @@ pub fn weights_from_bytes(
     Ok(model)
 }
 
+/// The element-wise mean of models of `config`, each given as a safetensors file image
+/// (what [`weights_to_bytes`] writes), as one such image: every tensor, the batch norms'
+/// running statistics included. The mean of a run's last checkpoints (stochastic weight
+/// averaging, as KataGo releases its networks) smooths out the noise of the last updates.
+/// Each image is checked as [`weights_from_bytes`] checks it; the error names it by its
+/// place in `images` (from 1), on one line.
+pub fn average_weights(config: &NetConfig, images: Vec<Vec<u8>>) -> Result<Vec<u8>, String> {
+    let count = images.len();
+    let device = Device::flex();
+    let mut first: Option<PolicyValueNet> = None;
+    let mut sums: Vec<(String, Vec<f64>)> = Vec::new();
+    for (i, bytes) in images.into_iter().enumerate() {
+        let place = i + 1;
+        let model = weights_from_bytes(config, bytes, &device)
+            .map_err(|e| format!("weights {place} of {count}: {e}"))?;
+        let tensors = model.collect(None, None, false);
+        if sums.is_empty() {
+            sums = tensors
+                .iter()
+                .map(|t| (t.name.clone(), vec![0.0; t.shape.num_elements()]))
+                .collect();
+        }
+        if tensors.len() != sums.len() {
+            return Err(format!(
+                "weights {place} of {count}: another set of tensors"
+            ));
+        }
+        for ((name, sum), tensor) in sums.iter_mut().zip(&tensors) {
+            let values = burn::store::bridge::to_data(tensor)
+                .map_err(|e| e.to_string())
+                .and_then(|d| d.try_to_vec::<f32>().map_err(|e| format!("{e:?}")))
+                .map_err(|e| format!("weights {place} of {count}: {}: {e}", tensor.name))?;
+            if tensor.name != *name || values.len() != sum.len() {
+                return Err(format!(
+                    "weights {place} of {count}: {} is not {name} with its shape",
+                    tensor.name
+                ));
+            }
+            for (s, v) in sum.iter_mut().zip(values) {
+                *s += f64::from(v);
+            }
+        }
+        first.get_or_insert(model);
+    }
+    let Some(mut model) = first else {
+        return Err("no weights to average".to_owned());
+    };
+    let mean = model
+        .collect(None, None, false)
+        .into_iter()
+        .zip(sums)
+        .map(|(tensor, (_, sum))| {
+            #[allow(clippy::cast_possible_truncation, reason = "the mean of f32 values")]
+            let values: Vec<f32> = sum.iter().map(|s| (s / count as f64) as f32).collect();
+            let data = TensorData::new(values, tensor.shape.clone());
+            burn::store::bridge::from_data(data, tensor.name, tensor.param_id)
+        })
+        .collect();
+    let result = model.apply(mean, None, None, false);
+    if !result.errors.is_empty() || !result.missing.is_empty() {
+        let mut problems: Vec<String> = result.errors.iter().map(ToString::to_string).collect();
+        problems.extend(
+            result
+                .missing
+                .iter()
+                .map(|(path, _)| format!("{path} not set")),
+        );
+        return Err(brandubh_fs::one_line(&problems.join("; ")));
+    }
+    weights_to_bytes(&model)
+}
+
 /// The folded inference weights of a model of `config` from a safetensors file image
 /// (what [`weights_to_bytes`] writes), on the CPU; checked as [`weights_from_bytes`] checks.
 pub fn folded_from_bytes(config: &NetConfig, bytes: Vec<u8>) -> Result<FoldedNet, String> {
@@ -717,5 +789,87 @@ mod tests {
         assert_eq!(paths("d/ckpt-1.5"), want);
         assert_eq!(paths("d/ckpt-1.5.json"), want);
         assert_eq!(paths("d/ckpt-1.5.safetensors"), want);
+    }
+
+    /// Every tensor's values, by name.
+    fn tensors(model: &PolicyValueNet) -> BTreeMap<String, Vec<f32>> {
+        model
+            .collect(None, None, false)
+            .iter()
+            .map(|t| {
+                let data = burn::store::bridge::to_data(t).unwrap();
+                (t.name.clone(), data.try_to_vec::<f32>().unwrap())
+            })
+            .collect()
+    }
+
+    /// The mean of three models is their element-wise mean in every tensor, batch-norm
+    /// statistics included (which training moved away from their initial 0 and 1); models
+    /// of another shape, damaged bytes and an empty list are one-line errors.
+    #[test]
+    fn average_weights_is_the_element_wise_mean() {
+        let device = Device::flex();
+        let config = NetConfig::new().with_channels(4).with_blocks(1);
+        let mut models = Vec::new();
+        for seed in 1..=3 {
+            device.seed(seed);
+            models.push(config.init(&device));
+        }
+        // One training step moves the third model's running statistics off their initial
+        // 0 and 1.
+        let autodiff = Device::flex().autodiff();
+        let mut trainer = Trainer::new(config.init(&autodiff), OptimizerConfig::default());
+        let position = brandubh_rules::Position::start();
+        let moves = position.legal_moves();
+        let policy = vec![1.0 / moves.len() as f32; moves.len()];
+        let mut batch = crate::optimize::BatchBuilder::new();
+        batch
+            .push_position(
+                &position,
+                1,
+                &moves,
+                &policy,
+                0.5,
+                brandubh_rules::Symmetry::Identity,
+            )
+            .unwrap();
+        trainer.step(&batch.build(trainer.device()), 1e-2);
+        models[2] = trainer.inference_model();
+        let images: Vec<Vec<u8>> = models
+            .iter()
+            .map(|m| weights_to_bytes(m).unwrap())
+            .collect();
+        let mean = average_weights(&config, images.clone()).unwrap();
+        let got = tensors(&weights_from_bytes(&config, mean, &device).unwrap());
+        let each: Vec<_> = models.iter().map(|m| tensors(&m.valid())).collect();
+        assert!(got.keys().any(|k| k.ends_with("running_var")));
+        assert_ne!(
+            each[0]["stem.bn.running_mean"],
+            each[2]["stem.bn.running_mean"]
+        );
+        for (name, values) in &got {
+            for (i, v) in values.iter().enumerate() {
+                let want = each.iter().map(|t| t[name][i]).sum::<f32>() / 3.0;
+                assert!((v - want).abs() < 1e-6, "{name}[{i}]: {v} vs {want}");
+            }
+        }
+
+        let other = NetConfig::new()
+            .with_channels(8)
+            .with_blocks(1)
+            .init(&device);
+        let mixed = vec![images[0].clone(), weights_to_bytes(&other).unwrap()];
+        let e = average_weights(&config, mixed).unwrap_err();
+        assert!(e.starts_with("weights 2 of 2: "), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+        let e = average_weights(&config, vec![images[0].clone(), vec![1, 2, 3]]).unwrap_err();
+        assert!(
+            e.starts_with("weights 2 of 2: ") && !e.contains('\n'),
+            "{e}"
+        );
+        assert_eq!(
+            average_weights(&config, Vec::new()).unwrap_err(),
+            "no weights to average"
+        );
     }
 }

@@ -1,5 +1,6 @@
 //! `brandubh export <RUN_DIR | CHECKPOINT> --out models/NAME.agent [--sims N] [--algo A]
-//! [--name NAME]`: a trained network as one self-contained agent file;
+//! [--name NAME] [--average N]`: a trained network (or the mean of a run's last N) as one
+//! self-contained agent file;
 //! `brandubh export <AGENT | RUN_DIR | CHECKPOINT> --format onnx --out NAME.onnx`: its
 //! network as a standard ONNX model.
 
@@ -8,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use brandubh_agent::{ExportOptions, export_checkpoint};
+use brandubh_agent::{ExportOptions, export_average};
 use brandubh_net::{checkpoint, onnx};
 use brandubh_run::RunDir;
 use brandubh_run::config::RunConfig;
@@ -23,6 +24,10 @@ use crate::out;
 /// the run's config.toml ([search] algorithm, simulations and constants). From a single
 /// checkpoint they come from the config.toml of the run it lies in, if any, else Gumbel with
 /// 64 simulations.
+///
+/// With --average N the agent's weights are the element-wise mean of N checkpoints of the
+/// run: the last N, or the N that end at the checkpoint given (stochastic weight averaging;
+/// batch-norm statistics are averaged too).
 ///
 /// With --format onnx the network alone (batch norm folded) is written as an ONNX model
 /// (opset 17; input "planes" [batch, 9, 7, 7], outputs "policy_logits" [batch, 1176] and
@@ -50,6 +55,11 @@ pub struct Args {
     /// The agent's name (default: the file name without .agent).
     #[arg(long)]
     name: Option<String>,
+    /// Average the weights of this many checkpoints of the run, the source's and those
+    /// before it, 1-1000 (agent files only).
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    average: u32,
 }
 
 /// What `export` writes.
@@ -64,6 +74,9 @@ pub enum ExportFormat {
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.format == ExportFormat::Onnx {
+        if args.average > 1 {
+            bail!("--average: only an agent file can be exported from several checkpoints");
+        }
         return run_onnx(&args);
     }
     if args.out.extension().and_then(|e| e.to_str()) != Some("agent") {
@@ -84,6 +97,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .unwrap_or_default(),
     };
     let (checkpoint, run_config) = resolve(&args.source)?;
+    let checkpoints = averaged(&args.source, &checkpoint, args.average)?;
     let mut search = match &run_config {
         Some(path) => {
             // Its errors start with the file's name.
@@ -104,7 +118,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         search.simulations = n;
     }
     // The agent file's directory is created by the write itself (brandubh_fs::write_atomic).
-    let agent = export_checkpoint(&checkpoint, &args.out, &ExportOptions { name, search })?;
+    let agent = export_average(&checkpoints, &args.out, &ExportOptions { name, search })?;
     let size = std::fs::metadata(&args.out)
         .with_context(|| format!("{}", args.out.display()))?
         .len();
@@ -119,6 +133,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         meta.training.steps,
         meta.training.trained_date
     )?;
+    if let [first, .., _] = &checkpoints[..] {
+        writeln!(
+            w,
+            "  weights the mean of {} checkpoints, from {}",
+            checkpoints.len(),
+            first.display()
+        )?;
+    }
     writeln!(
         w,
         "  play it with: brandubh play --agent {}",
@@ -170,6 +192,47 @@ fn run_onnx(args: &Args) -> anyhow::Result<ExitCode> {
     )?;
     out::flush(&mut w)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `count` checkpoints of the run of `source` that end at `checkpoint` (its latest, or
+/// the one given), oldest first; `checkpoint` alone when `count` is 1.
+fn averaged(source: &Path, checkpoint: &Path, count: u32) -> anyhow::Result<Vec<PathBuf>> {
+    if count == 1 {
+        return Ok(vec![checkpoint.to_path_buf()]);
+    }
+    let run = if source.is_dir() {
+        source.to_path_buf()
+    } else {
+        let Some(run) = RunDir::of_checkpoint(checkpoint) else {
+            bail!(
+                "--average {count}: {} is not in a run's checkpoints directory",
+                checkpoint.display()
+            );
+        };
+        run.root().to_path_buf()
+    };
+    let all = brandubh_eval::list_checkpoints(&run)?;
+    let stem = checkpoint::paths(checkpoint).0.with_extension("");
+    let Some(end) = all.iter().position(|c| c.stem == stem) else {
+        bail!(
+            "--average {count}: {} is not among the complete checkpoints of {}",
+            checkpoint.display(),
+            run.display()
+        );
+    };
+    let count = count as usize;
+    if end + 1 < count {
+        bail!(
+            "--average {count}: {} has only {} checkpoints up to {}",
+            run.display(),
+            end + 1,
+            all[end].name
+        );
+    }
+    Ok(all[end + 1 - count..=end]
+        .iter()
+        .map(|c| c.stem.clone())
+        .collect())
 }
 
 /// The checkpoint to export and the run configuration that goes with it, if any.
