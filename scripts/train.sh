@@ -2,8 +2,9 @@
 # The whole training run as used for the shipped model: 100 iterations of
 # configs/default.toml, then 30 more with configs/default-stage2.toml (a softer Gumbel
 # policy target), then the export to models/. Prints each command before running it.
-# Override with CONFIG=..., STAGE2=... (empty: no second stage), RUN=..., EXPORT_SIMS=...
-# and EXPORT_ALGO=...; other arguments go to `brandubh train`.
+# Override with CONFIG=..., STAGE2=... (empty: no second stage), RUN=..., EXPORT_SIMS=...,
+# EXPORT_ALGO=... and EXPORT_AVERAGE=N (the agent's weights the mean of the last N
+# checkpoints; default 1, as v1 was exported); other arguments go to `brandubh train`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 run() { echo "+ $*" >&2; "$@"; }
@@ -22,4 +23,5 @@ if [ -n "$STAGE2" ]; then
   run ./target/release/brandubh train --config "$STAGE2" --run "$RUN" --force-config "$@"
 fi
 run ./target/release/brandubh export "$RUN" --out models/brandubh-v1.agent \
-  --sims "${EXPORT_SIMS:-1600}" --algo "${EXPORT_ALGO:-puct}" --name brandubh-v1
+  --sims "${EXPORT_SIMS:-1600}" --algo "${EXPORT_ALGO:-puct}" --average "${EXPORT_AVERAGE:-1}" \
+  --name brandubh-v1
