@@ -56,7 +56,7 @@ pub fn export_average<P: AsRef<Path>>(
     if checkpoints.len() == 1 {
         return export_checkpoint(last, out, options);
     }
-    let (_, ckpt) = checkpoint::read_weights(last, None)?;
+    let ckpt = checkpoint::read_meta(last)?;
     let mut images = Vec::with_capacity(checkpoints.len());
     for path in checkpoints {
         images.push(checkpoint::read_weights(path.as_ref(), Some(&ckpt.config))?.0);

@@ -543,10 +543,10 @@ impl RunConfig {
     pub fn from_file(path: impl AsRef<Path>) -> Result<RunConfig, ConfigError> {
         let path = path.as_ref();
         let (text, file) = read_text(path)?;
-        if !has_extends(&text) {
+        let Some(table) = extends_table(&text) else {
             return RunConfig::from_toml_str(&text, &file);
-        }
-        let table = extended_table(path, &mut Vec::new())?;
+        };
+        let table = extended_table(path, &file, &text, table, &mut Vec::new())?;
         let config: RunConfig = serde_path_to_error::deserialize(toml::Value::Table(table))
             .map_err(|e| toml_error(&file, &text, e, false))?;
         config
@@ -957,43 +957,39 @@ const EXTENDS: &str = "extends";
 /// Most files in one chain of `extends`.
 const MAX_EXTENDS: usize = 8;
 
-/// Whether `text` is valid TOML with a top-level `extends` key.
-fn has_extends(text: &str) -> bool {
+/// `text` as a table, if it is valid TOML with a top-level `extends` key.
+fn extends_table(text: &str) -> Option<toml::Table> {
     text.parse::<toml::Table>()
-        .is_ok_and(|t| t.contains_key(EXTENDS))
+        .ok()
+        .filter(|t| t.contains_key(EXTENDS))
 }
 
-/// The table of the configuration file at `path`, merged over the tables of the files it
-/// extends; `chain` holds the files (canonical paths) that extend it. Each file's own keys
+/// Whether `text` is valid TOML with a top-level `extends` key.
+fn has_extends(text: &str) -> bool {
+    extends_table(text).is_some()
+}
+
+/// The table of the configuration file at `path` (named `file` in errors, read as `text`,
+/// parsed as `table`, which has an `extends` key), merged over the tables of the files it
+/// extends; `chain` holds the files (canonical paths) that extend it. The file's own keys
 /// are checked against [`RunConfig`] on their own, so that its errors name it.
-fn extended_table(path: &Path, chain: &mut Vec<PathBuf>) -> Result<toml::Table, ConfigError> {
-    let (text, file) = read_text(path)?;
-    if !has_extends(&text) {
-        // A file that extends none: checked whole, with located errors.
-        parse_toml(&text, &file)?;
-        let mut table = text
-            .parse::<toml::Table>()
-            .map_err(|e| ConfigError::Syntax {
-                file: file.clone(),
-                location: None,
-                message: brandubh_fs::one_line(e.message()),
-            })?;
-        migrate_symmetry_key(&mut table, &file)?;
-        return Ok(table);
-    }
+fn extended_table(
+    path: &Path,
+    file: &str,
+    text: &str,
+    mut table: toml::Table,
+    chain: &mut Vec<PathBuf>,
+) -> Result<toml::Table, ConfigError> {
     let bad = |message: String| ConfigError::BadValue {
-        file: file.clone(),
+        file: file.to_owned(),
         key: Some(EXTENDS.to_owned()),
         location: None,
         message,
     };
-    let mut table = text
-        .parse::<toml::Table>()
-        .map_err(|e| bad(e.to_string()))?;
     let base = table.remove(EXTENDS);
-    migrate_symmetry_key(&mut table, &file)?;
+    migrate_symmetry_key(&mut table, file)?;
     serde_path_to_error::deserialize::<_, RunConfig>(toml::Value::Table(table.clone()))
-        .map_err(|e| toml_error(&file, &text, e, false))?;
+        .map_err(|e| toml_error(file, text, e, false))?;
     let Some(toml::Value::String(base)) = base else {
         return Err(bad(
             "must be the path of a configuration file (a string)".to_owned()
@@ -1015,9 +1011,29 @@ fn extended_table(path: &Path, chain: &mut Vec<PathBuf>) -> Result<toml::Table, 
             "{shown} is more than {MAX_EXTENDS} files down a chain of extends"
         )));
     }
-    let mut merged = extended_table(&base_path, chain)?;
+    let mut merged = base_table(&base_path, chain)?;
     merge_tables(&mut merged, table);
     Ok(merged)
+}
+
+/// The table of the configuration file at `path`, which another file extends, with the
+/// files it extends in turn ([`extended_table`]).
+fn base_table(path: &Path, chain: &mut Vec<PathBuf>) -> Result<toml::Table, ConfigError> {
+    let (text, file) = read_text(path)?;
+    if let Some(table) = extends_table(&text) {
+        return extended_table(path, &file, &text, table, chain);
+    }
+    // A file that extends none: checked whole, with located errors.
+    parse_toml(&text, &file)?;
+    let mut table = text
+        .parse::<toml::Table>()
+        .map_err(|e| ConfigError::Syntax {
+            file: file.clone(),
+            location: None,
+            message: brandubh_fs::one_line(e.message()),
+        })?;
+    migrate_symmetry_key(&mut table, &file)?;
+    Ok(table)
 }
 
 /// Puts the keys of `over` into `base`: a table into a table key by key, any other value
