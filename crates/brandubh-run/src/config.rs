@@ -157,6 +157,14 @@ pub struct SelfPlayConfig {
     /// (not recorded), to diversify openings. Range 0 to `ply_cap`. Default: off.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub opening_random_plies: Option<u32>,
+    /// Share of an iteration's games that start part-way through one of the previous
+    /// iteration's games instead of from the start (KataGo's forks): a position is drawn
+    /// uniformly from all of those games' positions but their first and last, the moves up
+    /// to it are replayed (not recorded as targets), and self-play searches from there,
+    /// with `temperature_plies` counted from the fork. An actor forks from the games of its
+    /// own previous segment. The first iteration has nothing to fork from. Range [0, 1].
+    /// Default `0.0` (every game from the start).
+    pub fork_fraction: f64,
     /// Evaluate every leaf under a random one of the 8 board symmetries (as AlphaGo Zero
     /// did), which averages out orientation biases of the network. Default `true`.
     /// (Files written before this key moved here may still give it as
@@ -178,6 +186,7 @@ impl Default for SelfPlayConfig {
             cheap_simulations: 16,
             black_budget_scale: 1.0,
             opening_random_plies: None,
+            fork_fraction: 0.0,
             symmetry_at_inference: true,
         }
     }
@@ -720,6 +729,12 @@ impl RunConfig {
             p.black_budget_scale,
             Closed(1.0),
             Closed(16.0),
+        )?;
+        float(
+            "selfplay.fork_fraction",
+            p.fork_fraction,
+            Closed(0.0),
+            Closed(1.0),
         )?;
         if p.full_search_fraction < 1.0 && p.cheap_simulations > s.simulations {
             return Err(bad(
@@ -1390,6 +1405,7 @@ mod tests {
                 "[selfplay]\nblack_budget_scale = 0.5",
                 "selfplay.black_budget_scale",
             ),
+            ("[selfplay]\nfork_fraction = 1.5", "selfplay.fork_fraction"),
             (
                 "[training]\nroot_value_weight = 1.5",
                 "training.root_value_weight",

@@ -5,6 +5,7 @@
 //! for a newer network after every `games_per_iteration` games. A kill loses only the games
 //! still being played: a chunk is put whole or not at all.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use brandubh_run::config::RunConfig;
@@ -14,6 +15,7 @@ use brandubh_store::Store;
 
 use crate::remote::{self, ActorStatus, Pointer};
 use crate::run::{self, GameBatch, Observer, RunError, RunOptions};
+use crate::selfplay::ForkPool;
 
 /// How an actor runs.
 #[derive(Clone, Debug)]
@@ -108,6 +110,9 @@ struct Actor<'a> {
     status: ActorStatus,
     first_status: ActorStatus,
     started: Instant,
+    /// The games of the previous segment, which `selfplay.fork_fraction` of the next
+    /// segment's games fork from (empty until a segment is played, or without forks).
+    forks: Arc<ForkPool>,
 }
 
 impl<'a> Actor<'a> {
@@ -148,6 +153,7 @@ impl<'a> Actor<'a> {
             first_status: status.clone(),
             status,
             started: Instant::now(),
+            forks: Arc::new(ForkPool::default()),
         })
     }
 
@@ -190,10 +196,13 @@ impl<'a> Actor<'a> {
             count,
             per_chunk,
             iteration: pointer.network + 1,
+            forks: Arc::clone(&self.forks),
         };
         observer.selfplay_started(pointer.network + 1, count, 0);
         let (store, id) = (self.store, self.options.actor_id.clone());
         let (seq, status, started) = (&mut self.seq, &mut self.status, self.started);
+        let forking = self.config.selfplay.fork_fraction > 0.0;
+        let mut played = Vec::new();
         run::play_games(
             self.config,
             &self.options.run,
@@ -221,9 +230,15 @@ impl<'a> Actor<'a> {
                     chunk.position_count(),
                     pointer.network
                 );
+                if forking {
+                    played.extend(chunk.games);
+                }
                 Ok(())
             },
-        )
-        .map(|_| ())
+        )?;
+        if forking {
+            self.forks = Arc::new(ForkPool::new(&played));
+        }
+        Ok(())
     }
 }

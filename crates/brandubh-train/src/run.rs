@@ -38,7 +38,7 @@ use brandubh_search::{SearchConfig, SearchError, SettingError};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::selfplay::{self, SelfPlaySettings, SelfPlayStats};
+use crate::selfplay::{self, ForkPool, SelfPlaySettings, SelfPlayStats};
 
 /// Everything that can stop a run; each message names the file or setting involved.
 #[derive(Debug, thiserror::Error)]
@@ -234,6 +234,8 @@ pub fn selfplay_settings(config: &RunConfig) -> Result<SelfPlaySettings, Setting
         black_budget_scale: sp.black_budget_scale as f32,
         ply_cap: sp.ply_cap,
         opening_random_plies: sp.opening_random_plies.unwrap_or(0),
+        fork_fraction: sp.fork_fraction as f32,
+        forks: Arc::new(ForkPool::default()),
         temperature: sp.temperature as f32,
         temperature_plies: sp.temperature_plies,
         concurrent_games: sp.concurrent_games as usize,
@@ -541,6 +543,7 @@ impl Iteration<'_> {
             count: remaining,
             per_chunk: chunk_games(config),
             iteration: n,
+            forks: fork_pool(config, dir, n)?,
         };
         let t0 = Instant::now();
         let (played, stats) = play_games(config, self.options, &batch, observer, |chunk| {
@@ -754,6 +757,8 @@ pub(crate) struct GameBatch<'a> {
     pub per_chunk: usize,
     /// The iteration the chunks are tagged with (the network's iteration + 1).
     pub iteration: u32,
+    /// The games that `selfplay.fork_fraction` of these games fork from.
+    pub forks: Arc<ForkPool>,
 }
 
 /// Games per chunk of a run: an eighth of an iteration, 1 to 64.
@@ -772,7 +777,8 @@ pub(crate) fn play_games(
 ) -> Result<(GameTally, SelfPlayStats), RunError> {
     let plain = options.device.clone().without_autodiff();
     let (model, _) = checkpoint::load(batch.checkpoint, &plain, Some(&net_config(config)))?;
-    let settings = selfplay_settings(config).map_err(SearchError::from)?;
+    let mut settings = selfplay_settings(config).map_err(SearchError::from)?;
+    settings.forks = Arc::clone(&batch.forks);
     let fast = (!options.selfplay_on_device).then(|| Arc::new(FastNet::from_model(&model)));
     let symmetry = config.selfplay.symmetry_at_inference;
     let mut tally = GameTally::default();
@@ -815,6 +821,25 @@ pub(crate) fn play_games(
     )?;
     flush(&mut pending)?;
     Ok((tally, stats))
+}
+
+/// What the games of `iteration` fork from: the games of the iteration before, if the run
+/// forks at all (`selfplay.fork_fraction`). In chunk order; a damaged chunk is skipped.
+fn fork_pool(config: &RunConfig, dir: &RunDir, iteration: u32) -> Result<Arc<ForkPool>, RunError> {
+    if config.selfplay.fork_fraction <= 0.0 {
+        return Ok(Arc::new(ForkPool::default()));
+    }
+    let mut games = Vec::new();
+    for entry in replay::list_chunks(&dir.chunks())? {
+        if entry.iteration + 1 != iteration {
+            continue;
+        }
+        match replay::read_chunk(&entry.path) {
+            Ok(chunk) => games.extend(chunk.games),
+            Err(e) => tracing::warn!("skipping damaged chunk: {e}"),
+        }
+    }
+    Ok(Arc::new(ForkPool::new(&games)))
 }
 
 /// The games of `iteration` already in chunk files, counted, and the next free chunk number.

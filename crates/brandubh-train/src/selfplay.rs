@@ -6,6 +6,7 @@
 //! search is done its move is played (the subtree is kept), and a finished game is sent to
 //! the caller, who writes it to disk as games arrive.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -32,12 +33,18 @@ pub struct SelfPlaySettings {
     pub ply_cap: u32,
     /// Plies played uniformly at random from the start before searching (opening variety).
     pub opening_random_plies: u32,
+    /// Share of games that start part-way through a game of [`SelfPlaySettings::forks`]
+    /// (KataGo's forks) instead of from the start; `0` never draws from the pool.
+    pub fork_fraction: f32,
+    /// The earlier games that forked games start from (empty: every game starts from the
+    /// start).
+    pub forks: Arc<ForkPool>,
     /// Temperature of the move choice during the first `temperature_plies` plies of a game:
     /// the move is drawn from the search's policy target raised to 1/temperature (0 plays
     /// the search's best move).
     pub temperature: f32,
-    /// Plies (counted from the start) played with `temperature`; later moves are the
-    /// search's best move.
+    /// Plies played with `temperature`, counted from where self-play took the game over
+    /// (the start, or a fork's position); later moves are the search's best move.
     pub temperature_plies: u32,
     /// Games each worker keeps in flight.
     pub concurrent_games: usize,
@@ -88,6 +95,64 @@ struct Slot {
     record: GameRecord,
     rng: ChaCha8Rng,
     full: bool,
+    /// The ply self-play took the game over at: 0, or a fork's ply.
+    first_ply: usize,
+}
+
+/// Earlier games that self-play games may start part-way through, as KataGo starts a
+/// share of its games from positions of earlier games: a position is drawn uniformly from
+/// every position of the pool's games that is neither their start nor their end, and the
+/// new game replays that game's moves up to it (so that repetitions count as in the
+/// game), then searches from there. The moves before the fork are in the new record but
+/// none of its positions: only what self-play searched is a training target.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ForkPool {
+    /// Each game's start and moves.
+    games: Vec<(Position, Vec<Move>)>,
+    /// Every position a game may start from: (game, plies played).
+    points: Vec<(u32, u32)>,
+}
+
+impl ForkPool {
+    /// The pool of `games` (their order decides which index draws which position).
+    pub fn new<'a>(games: impl IntoIterator<Item = &'a GameRecord>) -> ForkPool {
+        let mut pool = ForkPool::default();
+        for g in games {
+            let index = pool.games.len() as u32;
+            // Positions after 1 to len-1 moves: not the start, and not the end (a
+            // finished game's last position is over; a capped one's is at the cap).
+            let n = g.moves.len() as u32;
+            pool.points.extend((1..n).map(|ply| (index, ply)));
+            pool.games.push((g.start, g.moves.clone()));
+        }
+        pool
+    }
+
+    /// Positions to start from.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.points.len()
+    }
+
+    /// Whether there is no position to start from.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.points.is_empty()
+    }
+
+    /// The game replayed up to a position drawn with `rng`; `None` if the pool is empty or
+    /// the drawn line is not a live game under the rules (a damaged record).
+    fn draw(&self, rng: &mut ChaCha8Rng) -> Option<Game> {
+        let &(index, ply) = self
+            .points
+            .get(rng.random_range(0..self.points.len().max(1)))?;
+        let (start, moves) = &self.games[index as usize];
+        let mut game = Game::new(*start);
+        for &mv in &moves[..ply as usize] {
+            game.play(mv).ok()?;
+        }
+        (!game.is_over()).then_some(game)
+    }
 }
 
 /// Seed of game `index` of a session seeded with `seed` (splitmix64 of both).
@@ -99,14 +164,25 @@ pub fn game_seed(seed: u64, index: u64) -> u64 {
 impl SelfPlaySettings {
     fn start_game(&self, seed: u64) -> Result<Slot, SearchError> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut game = Game::new(Position::start());
-        game.random_playout(self.opening_random_plies as usize, |n| {
-            rng.random_range(0..n)
+        // No number is drawn for forks unless there can be one, so that runs without forks
+        // play exactly the games they played before forks existed.
+        let fork = (self.fork_fraction > 0.0
+            && !self.forks.is_empty()
+            && rng.random::<f32>() < self.fork_fraction)
+            .then(|| self.forks.draw(&mut rng))
+            .flatten();
+        let first_ply = fork.as_ref().map_or(0, Game::ply);
+        let game = fork.unwrap_or_else(|| {
+            let mut game = Game::new(Position::start());
+            game.random_playout(self.opening_random_plies as usize, |n| {
+                rng.random_range(0..n)
+            });
+            if game.is_over() {
+                // Random openings this short never end the game, but stay safe.
+                game = Game::new(Position::start());
+            }
+            game
         });
-        if game.is_over() {
-            // Random openings this short never end the game, but stay safe.
-            game = Game::new(Position::start());
-        }
         let record = GameRecord {
             start: *game.start(),
             moves: game.moves().to_vec(),
@@ -119,6 +195,7 @@ impl SelfPlaySettings {
             record,
             rng,
             full: true,
+            first_ply,
         };
         self.choose_budget(&mut slot);
         Ok(slot)
@@ -148,7 +225,7 @@ impl SelfPlaySettings {
     /// The move to play: the search's best move, or, in the opening plies, a move drawn
     /// from its policy target sharpened by the temperature.
     fn choose_move(&self, result: &SearchResult, slot: &mut Slot) -> Move {
-        let ply = slot.search.game().ply();
+        let ply = slot.search.game().ply() - slot.first_ply;
         if ply >= self.temperature_plies as usize || self.temperature <= 0.0 {
             return result.best_move;
         }
@@ -406,6 +483,8 @@ mod tests {
             black_budget_scale: 1.0,
             ply_cap: 30,
             opening_random_plies: 2,
+            fork_fraction: 0.0,
+            forks: Arc::new(ForkPool::default()),
             temperature: 1.0,
             temperature_plies: 6,
             concurrent_games: 3,
@@ -494,6 +573,104 @@ mod tests {
         let mut c = collect(1, 10).0;
         c.sort_by_key(key);
         assert_ne!(a, c);
+    }
+
+    /// Self-play with `fork_fraction` of the games forked from `pool`.
+    fn forked(fraction: f32, pool: &[GameRecord], seed: u64) -> Vec<GameRecord> {
+        let mut s = settings(1);
+        s.fork_fraction = fraction;
+        s.forks = Arc::new(ForkPool::new(pool));
+        collect_with(&s, seed).0
+    }
+
+    /// The longest prefix that `game`'s moves share with a game of `pool` that started
+    /// from the same position.
+    fn shared_prefix(game: &GameRecord, pool: &[GameRecord]) -> usize {
+        pool.iter()
+            .filter(|p| p.start == game.start)
+            .map(|p| {
+                p.moves
+                    .iter()
+                    .zip(&game.moves)
+                    .take_while(|(a, b)| a == b)
+                    .count()
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn the_fork_pool_holds_every_inner_position_of_its_games() {
+        let (games, _) = collect(1, 5);
+        let pool = ForkPool::new(&games);
+        let inner: usize = games.iter().map(|g| g.moves.len() - 1).sum();
+        assert_eq!(pool.len(), inner);
+        assert!(ForkPool::new(&[]).is_empty());
+        // Every draw is a live game on one of the pool's lines, neither start nor end.
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        for _ in 0..200 {
+            let g = pool.draw(&mut rng).unwrap();
+            assert!(!g.is_over());
+            let record = GameRecord {
+                start: *g.start(),
+                moves: g.moves().to_vec(),
+                result: GameResult::Unfinished,
+                positions: Vec::new(),
+            };
+            let n = record.moves.len();
+            assert!(n >= 1 && shared_prefix(&record, &games) == n);
+            assert!(
+                games
+                    .iter()
+                    .any(|p| p.moves.len() > n && p.moves[..n] == record.moves[..])
+            );
+        }
+    }
+
+    #[test]
+    fn forked_games_continue_earlier_games_and_record_only_their_own_moves() {
+        let (pool, _) = collect(1, 5);
+        let games = forked(1.0, &pool, 6);
+        assert_eq!(games.len(), 7);
+        let mut deep = 0;
+        for g in &games {
+            g.validate().unwrap();
+            // The game's first moves are a line of the pool (the random opening plies of a
+            // fresh game would be two moves at most).
+            let prefix = shared_prefix(g, &pool);
+            assert!(prefix >= 1, "{:?} does not continue a pool game", g.moves);
+            deep += usize::from(prefix > 2);
+        }
+        assert!(
+            deep >= 3,
+            "most forks start past the opening plies: {deep} of 7"
+        );
+        // Forks change the games; without a pool or with fraction 0 they are the plain
+        // games, exactly (no random number is drawn for forks).
+        let plain = collect(1, 6).0;
+        assert_ne!(games, plain);
+        assert_eq!(forked(0.0, &pool, 6), plain);
+        assert_eq!(forked(1.0, &[], 6), plain);
+    }
+
+    #[test]
+    fn a_fork_fraction_forks_about_that_share_of_games() {
+        let (pool, _) = collect(1, 5);
+        let mut s = settings(1);
+        s.fork_fraction = 0.5;
+        s.forks = Arc::new(ForkPool::new(&pool));
+        let forked = (0..200)
+            .filter(|&i| {
+                let slot = s.start_game(game_seed(3, i)).unwrap();
+                // A forked game starts with the pool line's moves and no recorded
+                // position: what came before the fork is no training target.
+                assert_eq!(slot.record.moves.len(), slot.search.game().ply());
+                assert!(slot.record.positions.is_empty());
+                assert!(slot.first_ply == 0 || slot.first_ply == slot.record.moves.len());
+                slot.first_ply > 0
+            })
+            .count();
+        assert!((70..=130).contains(&forked), "{forked} of 200 forked");
     }
 
     #[test]

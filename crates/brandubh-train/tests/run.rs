@@ -100,6 +100,59 @@ fn two_iterations_leave_a_complete_run_directory() {
     assert_eq!(again, state);
 }
 
+/// `selfplay.fork_fraction = 1`: the games of iteration 2 continue games of iteration 1
+/// part-way through. With 4 random opening plies, two games that start afresh share their
+/// first 5 moves only by a chance of about 1 in 10^6.
+#[test]
+fn forked_games_continue_the_previous_iterations_games() {
+    let (_tmp, run_dir) = scratch_run();
+    let mut config = tiny();
+    config.selfplay.fork_fraction = 1.0;
+    config.selfplay.opening_random_plies = Some(4);
+    config.selfplay.games_per_iteration = 6;
+    train(&config, &run_dir, None).unwrap();
+    let dir = RunDir::new(&run_dir);
+    let games = |iteration: u32| -> Vec<replay::GameRecord> {
+        replay::list_chunks(&dir.chunks())
+            .unwrap()
+            .iter()
+            .filter(|c| c.iteration == iteration)
+            .flat_map(|c| replay::read_chunk(&c.path).unwrap().games)
+            .collect()
+    };
+    let (first, second) = (games(1), games(2));
+    assert_eq!((first.len(), second.len()), (6, 6));
+    let shared = |g: &replay::GameRecord, pool: &[replay::GameRecord]| {
+        pool.iter()
+            .map(|f| {
+                f.moves
+                    .iter()
+                    .zip(&g.moves)
+                    .take_while(|(a, b)| a == b)
+                    .count()
+            })
+            .max()
+            .unwrap()
+    };
+    // Iteration 1 had nothing to fork from: its games share no 5-move line.
+    for (i, g) in first.iter().enumerate() {
+        let others: Vec<_> = first
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != i)
+            .map(|(_, f)| f.clone())
+            .collect();
+        assert!(shared(g, &others) < 5, "{:?}", g.moves);
+    }
+    // A fork is drawn uniformly from the plies 1..len of 20-40-ply games, so most start
+    // past the random opening.
+    let deep = second.iter().filter(|g| shared(g, &first) >= 5).count();
+    assert!(
+        deep >= 4,
+        "only {deep} of 6 games continue a game of iteration 1"
+    );
+}
+
 /// The self-play path a GPU build uses (burn's forward pass on the training device), run
 /// here on the CPU device: it plays and records the games of an iteration like the fast
 /// path does.
