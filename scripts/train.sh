@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The whole training run as used for the shipped model: 100 iterations of
-# configs/default.toml, then 30 more with configs/default-stage2.toml (a softer Gumbel
-# policy target), then the export to models/. Prints each command before running it.
+# The whole training run, v1's recipe with what the ablations kept since: 100 iterations of
+# configs/default.toml, then 30 more with configs/default-stage2.toml (v1's stage 2 also
+# softened the Gumbel policy target, which default.toml now does from the start), then the
+# export to models/. Prints each command before running it.
 # Override with CONFIG=..., STAGE2=... (empty: no second stage), RUN=..., EXPORT_SIMS=...,
 # EXPORT_ALGO=... and EXPORT_AVERAGE=N (the agent's weights the mean of the last N
 # checkpoints; default 1, as v1 was exported); other arguments go to `brandubh train`.
@@ -13,7 +14,7 @@ RUN=${RUN:-runs/default}
 run cargo build --release
 STAGE2=${STAGE2-configs/default-stage2.toml}
 # Stage 1, unless the run is already past it (the script was run before and stopped in
-# stage 2, whose configuration stage 1 would refuse).
+# stage 2; for v1's run, whose stage 2 changed a key, stage 1 would refuse it).
 stage1=$(sed -n 's/^iterations *= *//p' "$CONFIG")
 done_iterations=$(sed -n 's/.*"iteration": *\([0-9]*\).*/\1/p' "$RUN/state.json" 2>/dev/null || true)
 if [ -z "$STAGE2" ] || [ "${done_iterations:-0}" -lt "${stage1:-0}" ]; then

@@ -64,9 +64,7 @@ fn default_stage2_differs_from_default_only_where_it_says() {
     let stage1 = RunConfig::from_file(configs_dir().join("default.toml")).unwrap();
     let mut stage2 = RunConfig::from_file(configs_dir().join("default-stage2.toml")).unwrap();
     assert!(stage2.iterations > stage1.iterations);
-    assert!(stage2.search.gumbel_c_scale < stage1.search.gumbel_c_scale);
     stage2.iterations = stage1.iterations;
-    stage2.search.gumbel_c_scale = stage1.search.gumbel_c_scale;
     assert_eq!(stage2, stage1);
 }
 
