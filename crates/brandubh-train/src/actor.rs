@@ -202,7 +202,7 @@ impl<'a> Actor<'a> {
         let (store, id) = (self.store, self.options.actor_id.clone());
         let (seq, status, started) = (&mut self.seq, &mut self.status, self.started);
         let forking = self.config.selfplay.fork_fraction > 0.0;
-        let mut played = Vec::new();
+        let mut next_forks = ForkPool::default();
         run::play_games(
             self.config,
             &self.options.run,
@@ -231,13 +231,13 @@ impl<'a> Actor<'a> {
                     pointer.network
                 );
                 if forking {
-                    played.extend(chunk.games);
+                    next_forks.extend(&chunk.games);
                 }
                 Ok(())
             },
         )?;
         if forking {
-            self.forks = Arc::new(ForkPool::new(&played));
+            self.forks = Arc::new(next_forks);
         }
         Ok(())
     }

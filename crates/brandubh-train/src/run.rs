@@ -826,35 +826,38 @@ pub(crate) fn play_games(
 /// What the games of `iteration` fork from: the games of the iteration before, if the run
 /// forks at all (`selfplay.fork_fraction`). In chunk order; a damaged chunk is skipped.
 fn fork_pool(config: &RunConfig, dir: &RunDir, iteration: u32) -> Result<Arc<ForkPool>, RunError> {
-    if config.selfplay.fork_fraction <= 0.0 {
-        return Ok(Arc::new(ForkPool::default()));
+    let mut pool = ForkPool::default();
+    if config.selfplay.fork_fraction > 0.0 && iteration > 0 {
+        read_chunks_of(dir, iteration - 1, |chunk| pool.extend(&chunk.games))?;
     }
-    let mut games = Vec::new();
-    for entry in replay::list_chunks(&dir.chunks())? {
-        if entry.iteration + 1 != iteration {
-            continue;
-        }
+    Ok(Arc::new(pool))
+}
+
+/// Calls `on_chunk` with every chunk of `iteration` in the run's chunk files, in order;
+/// a damaged chunk is skipped with a warning. Returns the chunk files found, damaged ones
+/// included.
+fn read_chunks_of(
+    dir: &RunDir,
+    iteration: u32,
+    mut on_chunk: impl FnMut(Chunk),
+) -> Result<Vec<replay::ChunkEntry>, RunError> {
+    let mut entries = replay::list_chunks(&dir.chunks())?;
+    entries.retain(|entry| entry.iteration == iteration);
+    for entry in &entries {
         match replay::read_chunk(&entry.path) {
-            Ok(chunk) => games.extend(chunk.games),
+            Ok(chunk) => on_chunk(chunk),
             Err(e) => tracing::warn!("skipping damaged chunk: {e}"),
         }
     }
-    Ok(Arc::new(ForkPool::new(&games)))
+    Ok(entries)
 }
 
 /// The games of `iteration` already in chunk files, counted, and the next free chunk number.
 fn existing_games(dir: &RunDir, iteration: u32) -> Result<(GameTally, u32), RunError> {
     let mut tally = GameTally::default();
-    let mut next_seq = 0;
-    for entry in replay::list_chunks(&dir.chunks())? {
-        if entry.iteration != iteration {
-            continue;
-        }
-        next_seq = next_seq.max(entry.seq + 1);
-        match replay::read_chunk(&entry.path) {
-            Ok(chunk) => chunk.games.iter().for_each(|g| tally.add(g)),
-            Err(e) => tracing::warn!("skipping damaged chunk: {e}"),
-        }
-    }
+    let entries = read_chunks_of(dir, iteration, |chunk| {
+        chunk.games.iter().for_each(|g| tally.add(g));
+    })?;
+    let next_seq = entries.iter().map(|e| e.seq + 1).max().unwrap_or(0);
     Ok((tally, next_seq))
 }

@@ -117,15 +117,20 @@ impl ForkPool {
     /// The pool of `games` (their order decides which index draws which position).
     pub fn new<'a>(games: impl IntoIterator<Item = &'a GameRecord>) -> ForkPool {
         let mut pool = ForkPool::default();
+        pool.extend(games);
+        pool
+    }
+
+    /// Adds `games` (their start and moves; their recorded positions are not kept).
+    pub fn extend<'a>(&mut self, games: impl IntoIterator<Item = &'a GameRecord>) {
         for g in games {
-            let index = pool.games.len() as u32;
+            let index = self.games.len() as u32;
             // Positions after 1 to len-1 moves: not the start, and not the end (a
             // finished game's last position is over; a capped one's is at the cap).
             let n = g.moves.len() as u32;
-            pool.points.extend((1..n).map(|ply| (index, ply)));
-            pool.games.push((g.start, g.moves.clone()));
+            self.points.extend((1..n).map(|ply| (index, ply)));
+            self.games.push((g.start, g.moves.clone()));
         }
-        pool
     }
 
     /// Positions to start from.
@@ -143,9 +148,10 @@ impl ForkPool {
     /// The game replayed up to a position drawn with `rng`; `None` if the pool is empty or
     /// the drawn line is not a live game under the rules (a damaged record).
     fn draw(&self, rng: &mut ChaCha8Rng) -> Option<Game> {
-        let &(index, ply) = self
-            .points
-            .get(rng.random_range(0..self.points.len().max(1)))?;
+        if self.is_empty() {
+            return None;
+        }
+        let (index, ply) = self.points[rng.random_range(0..self.points.len())];
         let (start, moves) = &self.games[index as usize];
         let mut game = Game::new(*start);
         for &mv in &moves[..ply as usize] {
