@@ -49,6 +49,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::resign::ResignRule;
 use brandubh_search::SearchSettings;
 use serde::{Deserialize, Serialize};
 
@@ -165,6 +166,19 @@ pub struct SelfPlayConfig {
     /// own previous segment. The first iteration has nothing to fork from. Range [0, 1].
     /// Default `0.0` (every game from the start).
     pub fork_fraction: f64,
+    /// Resign a self-play game for the side to move once its full searches have valued
+    /// its position at or below −`resign_threshold` for `resign_consecutive` of its moves
+    /// in a row (cheap searches neither count nor break a run); the game is recorded as a
+    /// win for the other side, and its positions get value targets as for a loss of the
+    /// resigning side. `0` never resigns. Range [0, 1]. Default `0.0`.
+    pub resign_threshold: f64,
+    /// See `resign_threshold`. Range 1–1,000. Default `2`.
+    pub resign_consecutive: u32,
+    /// With resignation on, the share of games (drawn at each game's start) that never
+    /// resign but are played out: those in which the rule would have fired measure the
+    /// false-resignation rate (the resigning side won or reached the ply cap), reported
+    /// per iteration. Range [0, 1]. Default `0.1`.
+    pub resign_check_fraction: f64,
     /// Evaluate every leaf under a random one of the 8 board symmetries (as AlphaGo Zero
     /// did), which averages out orientation biases of the network. Default `true`.
     /// (Files written before this key moved here may still give it as
@@ -187,12 +201,24 @@ impl Default for SelfPlayConfig {
             black_budget_scale: 1.0,
             opening_random_plies: None,
             fork_fraction: 0.0,
+            resign_threshold: 0.0,
+            resign_consecutive: 2,
+            resign_check_fraction: 0.1,
             symmetry_at_inference: true,
         }
     }
 }
 
 impl SelfPlayConfig {
+    /// The resignation rule; `None` when `resign_threshold` is 0 (off).
+    #[must_use]
+    pub fn resign_rule(&self) -> Option<ResignRule> {
+        (self.resign_threshold > 0.0).then_some(ResignRule {
+            threshold: self.resign_threshold as f32,
+            consecutive: self.resign_consecutive,
+        })
+    }
+
     /// The number of worker threads: `threads`, or the available cores when it is 0.
     #[must_use]
     pub fn worker_threads(&self) -> usize {
@@ -733,6 +759,24 @@ impl RunConfig {
         float(
             "selfplay.fork_fraction",
             p.fork_fraction,
+            Closed(0.0),
+            Closed(1.0),
+        )?;
+        float(
+            "selfplay.resign_threshold",
+            p.resign_threshold,
+            Closed(0.0),
+            Closed(1.0),
+        )?;
+        int(
+            "selfplay.resign_consecutive",
+            p.resign_consecutive,
+            1,
+            1_000,
+        )?;
+        float(
+            "selfplay.resign_check_fraction",
+            p.resign_check_fraction,
             Closed(0.0),
             Closed(1.0),
         )?;
@@ -1406,6 +1450,18 @@ mod tests {
                 "selfplay.black_budget_scale",
             ),
             ("[selfplay]\nfork_fraction = 1.5", "selfplay.fork_fraction"),
+            (
+                "[selfplay]\nresign_threshold = -0.5",
+                "selfplay.resign_threshold",
+            ),
+            (
+                "[selfplay]\nresign_consecutive = 0",
+                "selfplay.resign_consecutive",
+            ),
+            (
+                "[selfplay]\nresign_check_fraction = 2",
+                "selfplay.resign_check_fraction",
+            ),
             (
                 "[training]\nroot_value_weight = 1.5",
                 "training.root_value_weight",

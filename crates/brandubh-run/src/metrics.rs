@@ -78,15 +78,27 @@ pub struct IterationMetrics {
     /// Mean length of the self-play games, in plies.
     #[serde(with = "nan_as_null")]
     pub mean_game_length: f64,
-    /// Fraction of self-play games won by White.
+    /// Fraction of self-play games won by White (by the rules or Black's resignation).
     #[serde(with = "nan_as_null")]
     pub white_win_rate: f64,
-    /// Fraction of self-play games won by Black.
+    /// Fraction of self-play games won by Black (by the rules or White's resignation).
     #[serde(with = "nan_as_null")]
     pub black_win_rate: f64,
     /// Fraction of self-play games stopped by the ply cap.
     #[serde(with = "nan_as_null")]
     pub unfinished_rate: f64,
+    /// Fraction of self-play games resigned (`selfplay.resign_threshold`; 0 in files
+    /// written before resignation existed).
+    #[serde(default, with = "nan_as_null")]
+    pub resigned_rate: f64,
+    /// Self-play games kept from resigning and played out in which the resignation rule
+    /// fired (`selfplay.resign_check_fraction`).
+    #[serde(default)]
+    pub resign_checks: u32,
+    /// Of those, the games the side that would have resigned did not lose: false
+    /// resignations.
+    #[serde(default)]
+    pub false_resignations: u32,
     /// Gradient steps taken.
     pub training_steps: u32,
     /// Mean policy cross-entropy over the iteration's steps.
@@ -256,6 +268,9 @@ pub(crate) mod tests {
             white_win_rate: 0.3 + 0.02 * x,
             black_win_rate: 0.6 - 0.02 * x,
             unfinished_rate: 0.1,
+            resigned_rate: 0.0,
+            resign_checks: 0,
+            false_resignations: 0,
             training_steps: 40,
             policy_loss: 3.0 / (1.0 + 0.1 * x),
             value_loss: 0.9 / (1.0 + 0.05 * x),

@@ -129,6 +129,29 @@ struct Panel<'a> {
 
 /// The four panels of the learning curves of `records`.
 fn panels(records: &[IterationMetrics]) -> [Panel<'static>; 4] {
+    let mut results = vec![
+        Series::new("self-play: White wins", BLUE_, records, |r| {
+            Some(r.white_win_rate)
+        }),
+        Series::new("self-play: Black wins", DARK, records, |r| {
+            Some(r.black_win_rate)
+        }),
+        Series::new("self-play: unfinished", PURPLE, records, |r| {
+            Some(r.unfinished_rate)
+        }),
+        Series::new("score vs previous", ORANGE, records, |r| {
+            r.vs_previous.as_ref().map(|m| m.score())
+        }),
+        Series::new("score vs baseline", GREEN_, records, |r| {
+            r.vs_baseline.as_ref().map(|m| m.score())
+        }),
+    ];
+    // Only runs that resign games show their share (the wins above include them).
+    if records.iter().any(|r| r.resigned_rate > 0.0) {
+        results.push(Series::new("self-play: resigned", GREY, records, |r| {
+            Some(r.resigned_rate)
+        }));
+    }
     [
         Panel {
             title: "Training loss",
@@ -146,23 +169,7 @@ fn panels(records: &[IterationMetrics]) -> [Panel<'static>; 4] {
             title: "Results",
             y_label: "rate / score",
             fixed_y: Some((0.0, 1.05)),
-            series: vec![
-                Series::new("self-play: White wins", BLUE_, records, |r| {
-                    Some(r.white_win_rate)
-                }),
-                Series::new("self-play: Black wins", DARK, records, |r| {
-                    Some(r.black_win_rate)
-                }),
-                Series::new("self-play: unfinished", PURPLE, records, |r| {
-                    Some(r.unfinished_rate)
-                }),
-                Series::new("score vs previous", ORANGE, records, |r| {
-                    r.vs_previous.as_ref().map(|m| m.score())
-                }),
-                Series::new("score vs baseline", GREEN_, records, |r| {
-                    r.vs_baseline.as_ref().map(|m| m.score())
-                }),
-            ],
+            series: results,
         },
         Panel {
             title: "Self-play game length",

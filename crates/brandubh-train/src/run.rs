@@ -33,6 +33,7 @@ use brandubh_run::plot::{self, PlotError};
 use brandubh_run::replay::{
     self, Chunk, ChunkInfo, GameRecord, GameResult, ReplayError, ReplayWindow,
 };
+use brandubh_run::resign::{Check, ResignRule};
 use brandubh_run::{RunDir, RunDirError, RunState};
 use brandubh_search::{SearchConfig, SearchError, SettingError};
 use rand::{Rng, SeedableRng};
@@ -236,6 +237,8 @@ pub fn selfplay_settings(config: &RunConfig) -> Result<SelfPlaySettings, Setting
         opening_random_plies: sp.opening_random_plies.unwrap_or(0),
         fork_fraction: sp.fork_fraction as f32,
         forks: Arc::new(ForkPool::default()),
+        resign: sp.resign_rule(),
+        resign_check_fraction: sp.resign_check_fraction as f32,
         temperature: sp.temperature as f32,
         temperature_plies: sp.temperature_plies,
         concurrent_games: sp.concurrent_games as usize,
@@ -401,23 +404,49 @@ struct Iteration<'a> {
 /// What self-play produced, counted as games arrive (the games themselves go to chunks).
 #[derive(Debug, Default)]
 pub(crate) struct GameTally {
+    /// The run's resignation rule, to check the games played out.
+    resign: Option<ResignRule>,
     games: u64,
     positions: u64,
     plies: u64,
+    /// Wins by the rules or by the other side's resignation.
     white_wins: u64,
     black_wins: u64,
     unfinished: u64,
+    resigned: u64,
+    /// Games played out in which the resignation rule fired ([`Check`]), and of those
+    /// the false resignations.
+    resign_checks: u64,
+    false_resignations: u64,
 }
 
 impl GameTally {
+    fn new(config: &RunConfig) -> GameTally {
+        GameTally {
+            resign: config.selfplay.resign_rule(),
+            ..GameTally::default()
+        }
+    }
+
     fn add(&mut self, game: &GameRecord) {
         self.games += 1;
         self.positions += game.positions.len() as u64;
         self.plies += game.moves.len() as u64;
-        match game.result {
-            GameResult::Finished(o) if o.winner == Side::White => self.white_wins += 1,
-            GameResult::Finished(_) => self.black_wins += 1,
-            GameResult::Unfinished => self.unfinished += 1,
+        match game.result.winner() {
+            Some(Side::White) => self.white_wins += 1,
+            Some(Side::Black) => self.black_wins += 1,
+            None => self.unfinished += 1,
+        }
+        if matches!(game.result, GameResult::Resigned { .. }) {
+            self.resigned += 1;
+        }
+        match self.resign.map(|rule| rule.check(game)) {
+            Some(Check::Lost(_)) => self.resign_checks += 1,
+            Some(Check::Saved(_)) => {
+                self.resign_checks += 1;
+                self.false_resignations += 1;
+            }
+            Some(Check::NotTriggered) | None => {}
         }
     }
 
@@ -428,6 +457,9 @@ impl GameTally {
         self.white_wins += other.white_wins;
         self.black_wins += other.black_wins;
         self.unfinished += other.unfinished;
+        self.resigned += other.resigned;
+        self.resign_checks += other.resign_checks;
+        self.false_resignations += other.false_resignations;
     }
 
     /// `count` as a share of the games (0 without games).
@@ -510,7 +542,7 @@ impl Iteration<'_> {
     ) -> Result<SelfPlayOutcome, RunError> {
         let t0 = Instant::now();
         source.gather(self.dir, self.n, observer)?;
-        let (tally, _) = existing_games(self.dir, self.n)?;
+        let (tally, _) = existing_games(self.config, self.dir, self.n)?;
         Ok(SelfPlayOutcome {
             tally,
             stats: SelfPlayStats::default(),
@@ -530,7 +562,7 @@ impl Iteration<'_> {
         observer: &mut dyn Observer,
     ) -> Result<SelfPlayOutcome, RunError> {
         let (config, dir, n) = (self.config, self.dir, self.n);
-        let (mut tally, mut seq) = existing_games(dir, n)?;
+        let (mut tally, mut seq) = existing_games(config, dir, n)?;
         let target = u64::from(config.selfplay.games_per_iteration);
         let already = tally.games;
         let remaining = target.saturating_sub(already);
@@ -718,6 +750,9 @@ impl Iteration<'_> {
             white_win_rate: t.rate(t.white_wins),
             black_win_rate: t.rate(t.black_wins),
             unfinished_rate: t.rate(t.unfinished),
+            resigned_rate: t.rate(t.resigned),
+            resign_checks: t.resign_checks as u32,
+            false_resignations: t.false_resignations as u32,
             training_steps: training.steps,
             policy_loss: training.policy_loss,
             value_loss: training.value_loss,
@@ -781,7 +816,7 @@ pub(crate) fn play_games(
     settings.forks = Arc::clone(&batch.forks);
     let fast = (!options.selfplay_on_device).then(|| Arc::new(FastNet::from_model(&model)));
     let symmetry = config.selfplay.symmetry_at_inference;
-    let mut tally = GameTally::default();
+    let mut tally = GameTally::new(config);
     let mut pending: Vec<GameRecord> = Vec::new();
     let mut flush = |pending: &mut Vec<GameRecord>| -> Result<(), RunError> {
         if pending.is_empty() {
@@ -853,8 +888,12 @@ fn read_chunks_of(
 }
 
 /// The games of `iteration` already in chunk files, counted, and the next free chunk number.
-fn existing_games(dir: &RunDir, iteration: u32) -> Result<(GameTally, u32), RunError> {
-    let mut tally = GameTally::default();
+fn existing_games(
+    config: &RunConfig,
+    dir: &RunDir,
+    iteration: u32,
+) -> Result<(GameTally, u32), RunError> {
+    let mut tally = GameTally::new(config);
     let entries = read_chunks_of(dir, iteration, |chunk| {
         chunk.games.iter().for_each(|g| tally.add(g));
     })?;

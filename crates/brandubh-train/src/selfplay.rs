@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use brandubh_rules::{Game, Move, Position, Side};
 use brandubh_run::replay::{GameRecord, GameResult, PositionRecord};
+use brandubh_run::resign::{ResignRule, ResignWatch};
 use brandubh_search::{Batcher, Evaluator, Search, SearchConfig, SearchError, SearchResult};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -39,6 +40,11 @@ pub struct SelfPlaySettings {
     /// The earlier games that forked games start from (empty: every game starts from the
     /// start).
     pub forks: Arc<ForkPool>,
+    /// When a game is resigned (`None`: never).
+    pub resign: Option<ResignRule>,
+    /// With `resign` set, the share of games that never resign but are played out (to
+    /// measure false resignations, [`ResignRule::check`]).
+    pub resign_check_fraction: f32,
     /// Temperature of the move choice during the first `temperature_plies` plies of a game:
     /// the move is drawn from the search's policy target raised to 1/temperature (0 plays
     /// the search's best move).
@@ -97,6 +103,8 @@ struct Slot {
     full: bool,
     /// The ply self-play took the game over at: 0, or a fork's ply.
     first_ply: usize,
+    /// Progress towards resignation; `None` if this game never resigns.
+    resign: Option<ResignWatch>,
 }
 
 /// Earlier games that self-play games may start part-way through, as KataGo starts a
@@ -189,6 +197,11 @@ impl SelfPlaySettings {
             }
             game
         });
+        // Likewise, no number is drawn for resignation unless it is on.
+        let resign = self
+            .resign
+            .filter(|_| rng.random::<f32>() >= self.resign_check_fraction)
+            .map(ResignRule::watch);
         let record = GameRecord {
             start: *game.start(),
             moves: game.moves().to_vec(),
@@ -202,6 +215,7 @@ impl SelfPlaySettings {
             rng,
             full: true,
             first_ply,
+            resign,
         };
         self.choose_budget(&mut slot);
         Ok(slot)
@@ -255,10 +269,11 @@ impl SelfPlaySettings {
     }
 
     /// Plays the searched move of a done search; returns whether the game ended (by the
-    /// rules or the ply cap).
+    /// rules, the ply cap or resignation).
     fn finish_move(&self, slot: &mut Slot) -> Result<bool, SearchError> {
         let result = slot.search.result()?;
         if slot.full {
+            let root_value = result.value.clamp(-1.0, 1.0);
             slot.record.positions.push(PositionRecord {
                 ply: slot.search.game().ply() as u32,
                 policy: result
@@ -268,9 +283,20 @@ impl SelfPlaySettings {
                     .zip(result.policy.iter().copied())
                     .filter(|&(_, p)| p > 0.0)
                     .collect(),
-                root_value: result.value.clamp(-1.0, 1.0),
+                root_value,
                 full_search: true,
             });
+            // The rule reads the value just recorded, as `ResignRule::would_resign` reads
+            // it off the record.
+            let side = slot.search.game().side_to_move();
+            if let Some(watch) = &mut slot.resign
+                && watch.observe(side, root_value)
+            {
+                slot.record.result = GameResult::Resigned {
+                    winner: side.opponent(),
+                };
+                return Ok(true);
+            }
         }
         let mv = self.choose_move(&result, slot);
         slot.search.advance(mv)?;
@@ -491,6 +517,8 @@ mod tests {
             opening_random_plies: 2,
             fork_fraction: 0.0,
             forks: Arc::new(ForkPool::default()),
+            resign: None,
+            resign_check_fraction: 0.0,
             temperature: 1.0,
             temperature_plies: 6,
             concurrent_games: 3,
@@ -677,6 +705,103 @@ mod tests {
             })
             .count();
         assert!((70..=130).contains(&forked), "{forked} of 200 forked");
+    }
+
+    /// Uniform priors, and a value that says White is lost: −0.95 for White to move,
+    /// +0.95 for Black to move.
+    struct WhiteIsLost;
+
+    impl Evaluator for WhiteIsLost {
+        fn evaluate(
+            &mut self,
+            leaves: &[brandubh_search::Leaf],
+        ) -> Vec<brandubh_search::Evaluation> {
+            leaves
+                .iter()
+                .map(|leaf| {
+                    let v = match leaf.position.side_to_move() {
+                        Side::White => -0.95,
+                        Side::Black => 0.95,
+                    };
+                    brandubh_search::Evaluation::uniform(leaf.moves.len(), v)
+                })
+                .collect()
+        }
+    }
+
+    const RULE: ResignRule = ResignRule {
+        threshold: 0.9,
+        consecutive: 2,
+    };
+
+    fn with_resignation(check_fraction: f32) -> Vec<GameRecord> {
+        let mut s = settings(1);
+        s.resign = Some(RULE);
+        s.resign_check_fraction = check_fraction;
+        let mut games = Vec::new();
+        play::<_, _, _, SearchError>(
+            &s,
+            11,
+            0,
+            7,
+            |_| WhiteIsLost,
+            |g, _| {
+                games.push(g);
+                Ok(())
+            },
+        )
+        .unwrap();
+        games
+    }
+
+    #[test]
+    fn a_side_whose_searches_see_it_lost_resigns() {
+        let games = with_resignation(0.0);
+        assert_eq!(games.len(), 7);
+        for g in &games {
+            g.validate().unwrap();
+            assert_eq!(
+                g.result,
+                GameResult::Resigned {
+                    winner: Side::Black
+                }
+            );
+            // White resigned at its second full search, the last recorded position, in a
+            // game the rules had not ended; the record's values say the same.
+            let last = g.positions.last().unwrap();
+            assert_eq!(last.ply as usize, g.moves.len());
+            assert!(last.root_value <= -0.9, "{}", last.root_value);
+            let white = |p: &&PositionRecord| p.ply.is_multiple_of(2);
+            assert_eq!(g.positions.iter().filter(white).count(), 2, "{g:?}");
+            assert_eq!(RULE.would_resign(g), Some((Side::White, last.ply)));
+        }
+    }
+
+    #[test]
+    fn games_kept_from_resigning_are_played_out_and_checked() {
+        use brandubh_run::resign::Check;
+        let games = with_resignation(1.0);
+        assert_eq!(games.len(), 7);
+        for g in &games {
+            g.validate().unwrap();
+            assert!(!matches!(g.result, GameResult::Resigned { .. }));
+            // Played on past where White would have resigned.
+            let (side, ply) = RULE.would_resign(g).unwrap();
+            assert_eq!(side, Side::White);
+            assert!(g.moves.len() > ply as usize);
+            assert_ne!(RULE.check(g), Check::NotTriggered);
+        }
+    }
+
+    #[test]
+    fn a_check_fraction_keeps_about_that_share_of_games_from_resigning() {
+        let mut s = settings(1);
+        s.resign = Some(RULE);
+        s.resign_check_fraction = 0.25;
+        let kept = (0..200)
+            .filter(|&i| s.start_game(game_seed(3, i)).unwrap().resign.is_none())
+            .count();
+        assert!((30..=70).contains(&kept), "{kept} of 200 kept");
     }
 
     #[test]

@@ -341,14 +341,25 @@ impl Observer for Bars {
             Some(s) => format!(", vs {} {}-{}-{}", s.opponent, s.wins, s.draws, s.losses),
             None => String::new(),
         };
+        let resigned = if m.resigned_rate > 0.0 || m.resign_checks > 0 {
+            format!(
+                " resigned {:.0}%, false in {} of {} played out",
+                100.0 * m.resigned_rate,
+                m.false_resignations,
+                m.resign_checks
+            )
+        } else {
+            String::new()
+        };
         tracing::info!(
-            "iteration {}: {} games ({:.0} plies avg, white {:.0}% black {:.0}% unfinished {:.0}%), {} positions, {:.0} evals/s, loss {:.3} (policy {:.3}, value {:.3}), {:.0}+{:.0} s{}{}",
+            "iteration {}: {} games ({:.0} plies avg, white {:.0}% black {:.0}% unfinished {:.0}%{}), {} positions, {:.0} evals/s, loss {:.3} (policy {:.3}, value {:.3}), {:.0}+{:.0} s{}{}",
             m.iteration,
             m.selfplay_games,
             m.mean_game_length,
             100.0 * m.white_win_rate,
             100.0 * m.black_win_rate,
             100.0 * m.unfinished_rate,
+            resigned,
             m.positions,
             m.evaluations_per_s,
             m.total_loss,

@@ -8,7 +8,7 @@
 //! is reconstructed by replaying the moves with the rules engine, which also validates
 //! the file: a chunk that decodes is a chunk whose games are legal.
 //!
-//! # File layout (format version 1, encoding version 1)
+//! # File layout (format version 2, encoding version 1)
 //!
 //! ```text
 //! offset  size  field
@@ -29,14 +29,18 @@
 //!            moves: Vec<[u8; 2]> (from, to squares), result: Result,
 //!            positions: Vec<Recorded> }
 //! Result   = Unfinished | Finished { winner: u8 (0 white, 1 black), reason: u8 (rule 8.x - 1) }
+//!          | Resigned { winner: u8 }                            (format version 2 only)
 //! Recorded { ply: u32, policy: Vec<(u8, f32)>, root_value: f32, full_search: bool }
 //! ```
 //!
-//! *Format version* covers the header and the record layout above. *Encoding version*
+//! *Format version* covers the header and the record layout above. Version 2 added the
+//! `Resigned` result (self-play resignation, `selfplay.resign_threshold`); a chunk none of
+//! whose games was resigned is written as version 1, which older builds read, so runs
+//! without resignation write exactly the files they wrote before. *Encoding version*
 //! covers how moves are numbered: version 1 numbers squares `rank · 7 + file` (`a1` = 0)
 //! and a policy entry's `u8` is the index of its move in `brandubh_rules` legal-move order
 //! (ascending from-square index, then ascending to-square index). Readers reject any other
-//! version. Files are written with [`brandubh_fs::write_atomic`], so a reader never sees
+//! version, and a resigned game in a version-1 chunk. Files are written with [`brandubh_fs::write_atomic`], so a reader never sees
 //! a partial chunk; the length and checksum catch files damaged later.
 
 mod window;
@@ -55,8 +59,11 @@ pub use window::{RefreshReport, ReplayWindow, TrainingSample};
 
 /// The first eight bytes of every chunk file.
 pub const MAGIC: [u8; 8] = *b"BRZCHUNK";
-/// Version of the header and record layout this build reads and writes.
-pub const FORMAT_VERSION: u32 = 1;
+/// Newest version of the header and record layout, which this build reads and writes
+/// (for chunks that hold a resigned game).
+pub const FORMAT_VERSION: u32 = 2;
+/// Oldest format version this build reads; it writes chunks without a resigned game in it.
+pub const OLDEST_FORMAT_VERSION: u32 = 1;
 /// Version of the move and policy numbering this build reads and writes.
 pub const ENCODING_VERSION: u32 = 1;
 /// Length of the fixed header before the body.
@@ -87,22 +94,40 @@ pub enum GameResult {
     Finished(Outcome),
     /// Stopped by the self-play ply cap (not a result of the rules).
     Unfinished,
+    /// Given up in self-play by the side that is not `winner` (resignation,
+    /// `selfplay.resign_threshold`; not a result of the rules): the game was not over.
+    Resigned {
+        /// The side that did not resign.
+        winner: Side,
+    },
 }
 
 impl GameResult {
-    /// The value target for `side`: +1 if it won, −1 if it lost, 0 if unfinished.
+    /// The value target for `side`: +1 if it won (by the rules or the other side's
+    /// resignation), −1 if it lost or resigned, 0 if unfinished.
     #[must_use]
     pub fn value_for(self, side: Side) -> f32 {
+        match self.winner() {
+            Some(winner) if winner == side => 1.0,
+            Some(_) => -1.0,
+            None => 0.0,
+        }
+    }
+
+    /// The winner, by the rules or by resignation; `None` if unfinished.
+    #[must_use]
+    pub fn winner(self) -> Option<Side> {
         match self {
-            GameResult::Finished(o) if o.winner == side => 1.0,
-            GameResult::Finished(_) => -1.0,
-            GameResult::Unfinished => 0.0,
+            GameResult::Finished(o) => Some(o.winner),
+            GameResult::Resigned { winner } => Some(winner),
+            GameResult::Unfinished => None,
         }
     }
 
     fn describe(self) -> String {
         match self {
             GameResult::Finished(o) => format!("{} wins by {}", o.winner, o.reason.name()),
+            GameResult::Resigned { winner } => format!("{} resigned", winner.opponent()),
             GameResult::Unfinished => "unfinished".to_owned(),
         }
     }
@@ -212,6 +237,18 @@ pub enum GameError {
         winner: u8,
         /// The reason code read.
         reason: u8,
+    },
+    /// A resignation with an unknown winner code.
+    #[error("unknown winner code {winner} of a resigned game")]
+    BadResigner {
+        /// The winner code read.
+        winner: u8,
+    },
+    /// A resigned game in a chunk of a format version before resignation existed.
+    #[error("resigned game in a format-version-{version} chunk (resignation needs version 2)")]
+    ResignedInOldFormat {
+        /// The chunk's format version.
+        version: u32,
     },
     /// The recorded result disagrees with the replay.
     #[error("recorded result is {recorded} but replaying the moves gives {replayed}")]
@@ -346,7 +383,7 @@ pub enum ReplayError {
         file: PathBuf,
     },
     /// A format or encoding version this build does not read.
-    #[error("{}: unsupported {what} version {found} (this build reads version {supported})", file.display())]
+    #[error("{}: unsupported {what} version {found} (this build reads {})", file.display(), versions(*oldest, *newest))]
     Version {
         /// The file.
         file: PathBuf,
@@ -354,8 +391,10 @@ pub enum ReplayError {
         what: &'static str,
         /// The version in the file.
         found: u32,
-        /// The version this build reads.
-        supported: u32,
+        /// The oldest version this build reads.
+        oldest: u32,
+        /// The newest version this build reads.
+        newest: u32,
     },
     /// The file is shorter than its header says.
     #[error("{}: truncated: {found} bytes, expected {expected}", file.display())]
@@ -446,6 +485,8 @@ struct WireGame {
 enum WireResult {
     Unfinished,
     Finished { winner: u8, reason: u8 },
+    // Format version 2.
+    Resigned { winner: u8 },
 }
 
 #[derive(Serialize, Deserialize)]
@@ -540,7 +581,9 @@ fn replay(
     let replayed = game
         .outcome()
         .map_or(GameResult::Unfinished, GameResult::Finished);
-    if replayed != result {
+    // A resignation ends a game the rules have not ended.
+    let resigned_live = matches!(result, GameResult::Resigned { .. }) && !game.is_over();
+    if replayed != result && !resigned_live {
         return Err(GameError::ResultMismatch {
             recorded: result.describe(),
             replayed: replayed.describe(),
@@ -631,6 +674,9 @@ impl GameRecord {
                 winner: side_code(o.winner),
                 reason: REASONS.iter().position(|&r| r == o.reason).unwrap_or(0) as u8,
             },
+            GameResult::Resigned { winner } => WireResult::Resigned {
+                winner: side_code(winner),
+            },
         };
         Ok(WireGame {
             attackers: self.start.attackers().0,
@@ -675,6 +721,9 @@ impl GameRecord {
                     _ => return Err(GameError::BadResult { winner, reason }),
                 }
             }
+            WireResult::Resigned { winner } => GameResult::Resigned {
+                winner: side_from(winner).ok_or(GameError::BadResigner { winner })?,
+            },
         };
         let plies: Vec<u32> = wire.positions.iter().map(|p| p.ply).collect();
         let mut positions = Vec::with_capacity(wire.positions.len());
@@ -761,14 +810,33 @@ pub fn encode_chunk(chunk: &Chunk) -> Result<Vec<u8>, EncodeError> {
     if body.len() > MAX_BODY_BYTES {
         return Err(EncodeError::TooLarge { len: body.len() });
     }
+    // The oldest version that can hold the chunk (see the module's docs).
+    let resigned = chunk
+        .games
+        .iter()
+        .any(|g| matches!(g.result, GameResult::Resigned { .. }));
+    let version = if resigned {
+        FORMAT_VERSION
+    } else {
+        OLDEST_FORMAT_VERSION
+    };
     let mut bytes = Vec::with_capacity(HEADER_LEN + body.len());
     bytes.extend_from_slice(&MAGIC);
-    bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    bytes.extend_from_slice(&version.to_le_bytes());
     bytes.extend_from_slice(&ENCODING_VERSION.to_le_bytes());
     bytes.extend_from_slice(&(body.len() as u64).to_le_bytes());
     bytes.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
     bytes.extend_from_slice(&body);
     Ok(bytes)
+}
+
+/// "version 1", or "versions 1 to 2".
+fn versions(oldest: u32, newest: u32) -> String {
+    if oldest == newest {
+        format!("version {newest}")
+    } else {
+        format!("versions {oldest} to {newest}")
+    }
 }
 
 fn le_u32(bytes: &[u8], at: usize) -> u32 {
@@ -801,17 +869,18 @@ pub fn decode_chunk(bytes: &[u8], file: &Path) -> Result<Chunk, ReplayError> {
             expected: HEADER_LEN as u64,
         });
     }
-    for (what, at, supported) in [
-        ("format", 8, FORMAT_VERSION),
-        ("encoding", 12, ENCODING_VERSION),
+    for (what, at, oldest, newest) in [
+        ("format", 8, OLDEST_FORMAT_VERSION, FORMAT_VERSION),
+        ("encoding", 12, ENCODING_VERSION, ENCODING_VERSION),
     ] {
         let found = le_u32(bytes, at);
-        if found != supported {
+        if !(oldest..=newest).contains(&found) {
             return Err(ReplayError::Version {
                 file: file_buf(),
                 what,
                 found,
-                supported,
+                oldest,
+                newest,
             });
         }
     }
@@ -849,11 +918,12 @@ pub fn decode_chunk(bytes: &[u8], file: &Path) -> Result<Chunk, ReplayError> {
             computed,
         });
     }
-    decode_body(body, file)
+    decode_body(body, le_u32(bytes, 8), file)
 }
 
-/// Decodes a body whose framing was checked: bincode, then replay of every game.
-fn decode_body(body: &[u8], file: &Path) -> Result<Chunk, ReplayError> {
+/// Decodes a body of format `version` whose framing was checked: bincode, then replay of
+/// every game.
+fn decode_body(body: &[u8], version: u32, file: &Path) -> Result<Chunk, ReplayError> {
     let (wire, used): (WireChunk, usize) =
         bincode::serde::decode_from_slice(body, bincode_config()).map_err(|e| {
             ReplayError::Decode {
@@ -870,9 +940,15 @@ fn decode_body(body: &[u8], file: &Path) -> Result<Chunk, ReplayError> {
     let games = wire
         .games
         .into_iter()
+        .map(|g| {
+            if version < 2 && matches!(g.result, WireResult::Resigned { .. }) {
+                return Err(GameError::ResignedInOldFormat { version });
+            }
+            GameRecord::from_wire(g)
+        })
         .enumerate()
         .map(|(game, g)| {
-            GameRecord::from_wire(g).map_err(|error| ReplayError::Game {
+            g.map_err(|error| ReplayError::Game {
                 file: file.to_path_buf(),
                 game,
                 error,
@@ -1080,6 +1156,110 @@ mod tests {
         assert!(!brandubh_fs::temp_path(&path).exists());
     }
 
+    /// `small_chunk` with its second game resigned by Black.
+    fn resigned_chunk() -> Chunk {
+        let mut chunk = small_chunk();
+        chunk.games[1].result = GameResult::Resigned {
+            winner: Side::White,
+        };
+        chunk
+    }
+
+    #[test]
+    fn a_resigned_game_round_trips_in_a_version_2_chunk() {
+        let dir = tempfile::tempdir().unwrap();
+        let chunk = resigned_chunk();
+        let path = dir.path().join(chunk_file_name(1, 0));
+        write_chunk(&path, &chunk).unwrap();
+        let bytes = fs::read(&path).unwrap();
+        assert_eq!(le_u32(&bytes, 8), 2);
+        assert_eq!(read_chunk(&path).unwrap(), chunk);
+        // Its value targets are a win for White and a loss for Black.
+        let samples = chunk.games[1].samples().unwrap();
+        assert!(!samples.is_empty());
+        for s in &samples {
+            let expected = match s.position.side_to_move() {
+                Side::White => 1.0,
+                Side::Black => -1.0,
+            };
+            assert_eq!(s.result, expected);
+        }
+    }
+
+    #[test]
+    fn a_chunk_without_resignations_is_written_as_version_1() {
+        // Older builds read it, and runs without resignation write the bytes they wrote
+        // before format version 2.
+        let bytes = encode_chunk(&small_chunk()).unwrap();
+        assert_eq!(le_u32(&bytes, 8), OLDEST_FORMAT_VERSION);
+        assert_eq!(OLDEST_FORMAT_VERSION, 1);
+    }
+
+    #[test]
+    fn a_resigned_game_in_a_version_1_chunk_is_refused() {
+        let mut bytes = encode_chunk(&resigned_chunk()).unwrap();
+        bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+        let err = decode_chunk(&bytes, Path::new("c.brz")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "c.brz: game 1: resigned game in a format-version-1 chunk (resignation needs version 2)"
+        );
+    }
+
+    #[test]
+    fn a_game_over_by_the_rules_cannot_be_resigned() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let mut game = loop {
+            let g = random_game(&mut rng, 400);
+            if g.result != GameResult::Unfinished {
+                break g;
+            }
+        };
+        let winner = game.result.winner().unwrap();
+        game.result = GameResult::Resigned { winner };
+        let err = game.validate().unwrap_err();
+        assert!(matches!(err, GameError::ResultMismatch { .. }), "{err}");
+        assert!(err.to_string().contains("resigned"), "{err}");
+        // And an unknown winner code of a resignation is refused on reading.
+        let mut wire = wire_game();
+        wire.result = WireResult::Resigned { winner: 7 };
+        let body = bincode::serde::encode_to_vec(
+            &WireChunk {
+                info: ChunkInfo::new("x", 1),
+                games: vec![wire],
+            },
+            bincode_config(),
+        )
+        .unwrap();
+        let err = decode_chunk(&frame(&body), Path::new("c.brz")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "c.brz: game 0: unknown winner code 7 of a resigned game"
+        );
+    }
+
+    #[test]
+    fn value_targets_of_every_result() {
+        let escape = Outcome {
+            winner: Side::White,
+            reason: Reason::KingEscaped,
+        };
+        for (result, white, black) in [
+            (GameResult::Finished(escape), 1.0, -1.0),
+            (
+                GameResult::Resigned {
+                    winner: Side::Black,
+                },
+                -1.0,
+                1.0,
+            ),
+            (GameResult::Unfinished, 0.0, 0.0),
+        ] {
+            assert_eq!(result.value_for(Side::White), white, "{result:?}");
+            assert_eq!(result.value_for(Side::Black), black, "{result:?}");
+        }
+    }
+
     #[test]
     fn bytes_per_position_are_modest() {
         let mut rng = ChaCha8Rng::seed_from_u64(11);
@@ -1143,12 +1323,22 @@ mod tests {
             Err(ReplayError::BadMagic { .. })
         ));
         let mut bad = bytes.clone();
-        bad[8..12].copy_from_slice(&2u32.to_le_bytes());
+        bad[8..12].copy_from_slice(&3u32.to_le_bytes());
         let err = decode_chunk(&bad, p).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "runs/x/chunks/c.brz: unsupported format version 2 (this build reads version 1)"
+            "runs/x/chunks/c.brz: unsupported format version 3 (this build reads versions 1 to 2)"
         );
+        let mut bad = bytes.clone();
+        bad[8..12].copy_from_slice(&0u32.to_le_bytes());
+        assert!(matches!(
+            decode_chunk(&bad, p),
+            Err(ReplayError::Version {
+                what: "format",
+                found: 0,
+                ..
+            })
+        ));
         let mut bad = bytes.clone();
         bad[12..16].copy_from_slice(&9u32.to_le_bytes());
         assert!(matches!(
