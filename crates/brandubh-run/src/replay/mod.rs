@@ -40,8 +40,9 @@
 //! covers how moves are numbered: version 1 numbers squares `rank · 7 + file` (`a1` = 0)
 //! and a policy entry's `u8` is the index of its move in `brandubh_rules` legal-move order
 //! (ascending from-square index, then ascending to-square index). Readers reject any other
-//! version, and a resigned game in a version-1 chunk. Files are written with [`brandubh_fs::write_atomic`], so a reader never sees
-//! a partial chunk; the length and checksum catch files damaged later.
+//! version, and a resigned game in a version-1 chunk. Files are written with
+//! [`brandubh_fs::write_atomic`], so a reader never sees a partial chunk; the length and
+//! checksum catch files damaged later.
 
 mod window;
 
@@ -121,6 +122,14 @@ impl GameResult {
             GameResult::Finished(o) => Some(o.winner),
             GameResult::Resigned { winner } => Some(winner),
             GameResult::Unfinished => None,
+        }
+    }
+
+    /// The oldest chunk format version that can hold this result.
+    fn format_version(self) -> u32 {
+        match self {
+            GameResult::Resigned { .. } => FORMAT_VERSION,
+            GameResult::Finished(_) | GameResult::Unfinished => OLDEST_FORMAT_VERSION,
         }
     }
 
@@ -245,10 +254,14 @@ pub enum GameError {
         winner: u8,
     },
     /// A resigned game in a chunk of a format version before resignation existed.
-    #[error("resigned game in a format-version-{version} chunk (resignation needs version 2)")]
+    #[error(
+        "resigned game in a format-version-{version} chunk (resignation needs version {needed})"
+    )]
     ResignedInOldFormat {
         /// The chunk's format version.
         version: u32,
+        /// The version that resignation needs.
+        needed: u32,
     },
     /// The recorded result disagrees with the replay.
     #[error("recorded result is {recorded} but replaying the moves gives {replayed}")]
@@ -810,16 +823,12 @@ pub fn encode_chunk(chunk: &Chunk) -> Result<Vec<u8>, EncodeError> {
     if body.len() > MAX_BODY_BYTES {
         return Err(EncodeError::TooLarge { len: body.len() });
     }
-    // The oldest version that can hold the chunk (see the module's docs).
-    let resigned = chunk
+    // The oldest version that can hold every game (see the module's docs).
+    let version = chunk
         .games
         .iter()
-        .any(|g| matches!(g.result, GameResult::Resigned { .. }));
-    let version = if resigned {
-        FORMAT_VERSION
-    } else {
-        OLDEST_FORMAT_VERSION
-    };
+        .map(|g| g.result.format_version())
+        .fold(OLDEST_FORMAT_VERSION, u32::max);
     let mut bytes = Vec::with_capacity(HEADER_LEN + body.len());
     bytes.extend_from_slice(&MAGIC);
     bytes.extend_from_slice(&version.to_le_bytes());
@@ -941,10 +950,12 @@ fn decode_body(body: &[u8], version: u32, file: &Path) -> Result<Chunk, ReplayEr
         .games
         .into_iter()
         .map(|g| {
-            if version < 2 && matches!(g.result, WireResult::Resigned { .. }) {
-                return Err(GameError::ResignedInOldFormat { version });
+            let game = GameRecord::from_wire(g)?;
+            let needed = game.result.format_version();
+            if needed > version {
+                return Err(GameError::ResignedInOldFormat { version, needed });
             }
-            GameRecord::from_wire(g)
+            Ok(game)
         })
         .enumerate()
         .map(|(game, g)| {
