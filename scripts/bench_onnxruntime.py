@@ -204,7 +204,7 @@ def main():
         info, inputs, policy, value = load(d)
         print(
             f"\nnetwork C{info['channels']}xN{info['blocks']} ({info['source']}); "
-            f"fast path kernels: {info['fast_simd']}"
+            f"fast path kernels: {info['fast_simd']}, tower convolutions: {info.get('fast_conv', 'direct')}"
         )
         ok &= check(d, info, inputs, policy, value)
         fast, onnx = bench(args.exe, d, info, inputs, args)

@@ -16,9 +16,14 @@
 //! pool of `THREADS` threads for about `SECONDS`, per wall-clock second and per CPU-second
 //! of the pool thread that ran the calls (`NaN` where unknown; all of the work only with one
 //! thread) — so that the script can interleave it with onnxruntime, measurement by
-//! measurement. `ONNX_BENCH_CHUNK=N` in the environment (also through
-//! `scripts/bench-onnxruntime.sh`) sets the fast path's chunk size
-//! ([`FastNet::with_chunk_size`], default 16) to compare chunk sizes.
+//! measurement. In the environment (also through `scripts/bench-onnxruntime.sh`), read by
+//! both commands:
+//! - `ONNX_BENCH_CHUNK=N` sets the fast path's chunk size ([`FastNet::with_chunk_size`],
+//!   default 16) to compare chunk sizes;
+//! - `ONNX_BENCH_SIMD=avx2|avx512|scalar` runs the fast path on those kernels instead of the
+//!   best this CPU has (e.g. AVX2 on a CPU with AVX-512; an error where the CPU lacks them);
+//! - `ONNX_BENCH_CONV=winograd|direct` sets how the residual tower's convolutions run
+//!   ([`FastNet::with_conv_algorithm`], default Winograd).
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -26,6 +31,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use brandubh_net::encoding::{self, INPUT_SIZE};
+use brandubh_net::fast::{ConvAlgorithm, SimdLevel};
 use brandubh_net::{Device, FastNet, FoldedNet, NetConfig, checkpoint, onnx};
 use brandubh_rules::Game;
 use rand::{Rng, SeedableRng};
@@ -98,7 +104,7 @@ fn prepare(args: &[String]) -> anyhow::Result<()> {
     let out = out.context("--out is required")?;
     std::fs::create_dir_all(&out).with_context(|| out.display().to_string())?;
     let folded = load(&source)?;
-    let net = FastNet::from_folded(&folded);
+    let net = configure(FastNet::from_folded(&folded))?;
     let inputs = positions(POSITIONS, seed);
     let result = net.forward(&inputs);
     let write = |name: &str, bytes: &[u8]| {
@@ -116,6 +122,7 @@ fn prepare(args: &[String]) -> anyhow::Result<()> {
         "blocks": c.blocks,
         "positions": POSITIONS,
         "fast_simd": net.simd_level().name(),
+        "fast_conv": net.conv_algorithm().name(),
         "source": source,
     });
     write("info.json", info.to_string().as_bytes())?;
@@ -125,14 +132,7 @@ fn prepare(args: &[String]) -> anyhow::Result<()> {
 
 fn serve(dir: &Path) -> anyhow::Result<()> {
     let source = std::fs::read_to_string(dir.join("source.txt"))?;
-    let mut net = FastNet::from_folded(&load(&source)?);
-    // `ONNX_BENCH_CHUNK=N`: the most positions per unit of parallel work, to try other sizes.
-    if let Ok(chunk) = std::env::var("ONNX_BENCH_CHUNK") {
-        let chunk: usize = chunk
-            .parse()
-            .with_context(|| format!("ONNX_BENCH_CHUNK must be a whole number, got {chunk:?}"))?;
-        net = net.with_chunk_size(chunk);
-    }
+    let net = configure(FastNet::from_folded(&load(&source)?))?;
     let inputs = positions(POSITIONS, 0);
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout();
@@ -171,6 +171,31 @@ fn serve(dir: &Path) -> anyhow::Result<()> {
         stdout.flush()?;
     }
     Ok(())
+}
+
+/// `net` with the chunk size, kernels and convolution algorithm the environment asks for
+/// (module documentation).
+fn configure(mut net: FastNet) -> anyhow::Result<FastNet> {
+    if let Ok(chunk) = std::env::var("ONNX_BENCH_CHUNK") {
+        let chunk: usize = chunk
+            .parse()
+            .with_context(|| format!("ONNX_BENCH_CHUNK must be a whole number, got {chunk:?}"))?;
+        net = net.with_chunk_size(chunk);
+    }
+    if let Ok(name) = std::env::var("ONNX_BENCH_SIMD") {
+        let level = SimdLevel::from_name(&name).with_context(|| {
+            format!("ONNX_BENCH_SIMD={name:?}: expected scalar, avx2, avx512 or native")
+        })?;
+        net = net
+            .with_simd_level(level)
+            .with_context(|| format!("ONNX_BENCH_SIMD={name}: this CPU does not have it"))?;
+    }
+    if let Ok(name) = std::env::var("ONNX_BENCH_CONV") {
+        let algorithm = ConvAlgorithm::from_name(&name)
+            .with_context(|| format!("ONNX_BENCH_CONV={name:?}: expected winograd or direct"))?;
+        net = net.with_conv_algorithm(algorithm);
+    }
+    Ok(net)
 }
 
 /// CPU time of the calling thread (from `/proc/thread-self/schedstat`, in nanoseconds),
