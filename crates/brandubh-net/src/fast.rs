@@ -1072,6 +1072,20 @@ mod tests {
         }
     }
 
+    /// The encoded positions after the first `n` legal moves from the start, each seen for
+    /// the `repetitions`-th time.
+    fn after_first_moves(n: usize, repetitions: u32) -> Vec<f32> {
+        let start = brandubh_rules::Position::start();
+        start
+            .legal_moves()
+            .iter()
+            .take(n)
+            .flat_map(|mv| {
+                crate::encoding::encode(&start.play_unchecked(*mv).position, repetitions)
+            })
+            .collect()
+    }
+
     /// The largest difference between burn's outputs and `out` (its first positions).
     fn max_diff(logits: &[f32], values: &[f32], out: &FastOutput) -> f32 {
         logits
@@ -1107,13 +1121,7 @@ mod tests {
     #[test]
     fn wider_networks_give_burns_outputs() {
         let device = Device::flex();
-        let start = brandubh_rules::Position::start();
-        let inputs: Vec<f32> = start
-            .legal_moves()
-            .iter()
-            .take(5)
-            .flat_map(|mv| crate::encoding::encode(&start.play_unchecked(*mv).position, 1))
-            .collect();
+        let inputs = after_first_moves(5, 1);
         for channels in [40, 96] {
             device.seed(channels as u64);
             let model = NetConfig::new()
@@ -1146,13 +1154,7 @@ mod tests {
             .with_channels(12)
             .with_blocks(1)
             .init(&device);
-        let start = brandubh_rules::Position::start();
-        let inputs: Vec<f32> = start
-            .legal_moves()
-            .iter()
-            .take(20)
-            .flat_map(|mv| crate::encoding::encode(&start.play_unchecked(*mv).position, 2))
-            .collect();
+        let inputs = after_first_moves(20, 2);
         let one_thread = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()
