@@ -504,12 +504,6 @@ impl FastNet {
         self.rebuilt(self.level, algorithm)
     }
 
-    /// Whether [`FastNet::forward_into`] splits a batch over rayon's pool (the default).
-    #[must_use]
-    pub fn is_parallel(&self) -> bool {
-        self.parallel
-    }
-
     /// With `false`, [`FastNet::forward_into`] runs every chunk of a batch on the calling
     /// thread, for callers that already keep one thread per core busy (e.g. self-play
     /// workers); the outputs are the same.
@@ -778,9 +772,9 @@ fn tower_conv<S: Simd, const MR: usize, const NV: usize>(
             let n = pixels.len() / PLANE_SIZE;
             let work = winograd::Work {
                 v: wino_v.at_least(c.input_len(n)),
-                m: wino_m.at_least(c.output_len(n, cp)),
+                m: wino_m.at_least(c.output_len(n)),
             };
-            winograd::conv::<S, MR, NV>(simd, c, src, dst, cp, n, work, residual);
+            winograd::conv::<S, MR, NV>(simd, c, src, dst, n, work, residual);
         }
     }
 }

@@ -49,6 +49,7 @@ const G: [[f64; 3]; WINDOW] = [
 #[derive(Clone, Debug)]
 pub(super) struct WinogradConv {
     cin: usize,
+    cp: usize,
     points: Vec<Dense>,
     bias: Aligned,
 }
@@ -100,6 +101,7 @@ impl WinogradConv {
         bias[..cout].copy_from_slice(&layer.bias);
         WinogradConv {
             cin: cin_padded,
+            cp,
             points,
             bias: Aligned::from_slice(&bias),
         }
@@ -110,13 +112,14 @@ impl WinogradConv {
         TILES * n * POINTS * self.cin
     }
 
-    /// Floats of the products of `n` positions with `cp` output channels.
-    pub(super) fn output_len(&self, n: usize, cp: usize) -> usize {
-        TILES * n * POINTS * cp
+    /// Floats of the products of `n` positions.
+    pub(super) fn output_len(&self, n: usize) -> usize {
+        TILES * n * POINTS * self.cp
     }
 }
 
-/// The buffers of one convolution: the transformed inputs (`[4·n][36][cin]`) and the
+/// The buffers of one convolution, of [`WinogradConv::input_len`] and
+/// [`WinogradConv::output_len`] floats: the transformed inputs (`[4·n][36][cin]`) and the
 /// products (`[4·n][36][cp]`), tile by tile, so that the transforms read and write one
 /// contiguous run per tile, and the matrix product of a point reads rows `36·cin` apart.
 pub(super) struct Work<'a> {
@@ -128,21 +131,17 @@ pub(super) struct Work<'a> {
 /// ReLU, from `src` (`[n][PADDED²][cin]`, zero-bordered) into the board squares of `dst`
 /// (`[n][PADDED²][cp]`).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub(super) fn conv<S: Simd, const MR: usize, const NV: usize>(
     simd: S,
     conv: &WinogradConv,
     src: &[f32],
     dst: &mut [f32],
-    cp: usize,
     n: usize,
     work: Work<'_>,
     residual: bool,
 ) {
     let rows = TILES * n;
-    let (cin, v, m) = (conv.cin, &mut work.v[..], &mut work.m[..]);
-    let v = &mut v[..rows * POINTS * cin];
-    let m = &mut m[..rows * POINTS * cp];
+    let (cin, cp, v, m) = (conv.cin, conv.cp, work.v, work.m);
     // The transforms with the channel vectors per square as a constant where it is a
     // common one: their index arithmetic folds into the addressing (a third less time).
     match cin / S::F32_LANES {
