@@ -594,5 +594,6 @@ fn search_key(settings: &SearchSettings) -> String {
             differs("gumbel_c_scale", settings.gumbel_c_scale, d.gumbel_c_scale);
         }
     }
+    differs("value_discount", settings.value_discount, d.value_discount);
     key
 }

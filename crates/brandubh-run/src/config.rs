@@ -329,8 +329,9 @@ impl TrainingConfig {
     }
 
     /// The value target of a sample whose game ended `result` (+1 won, −1 lost, 0
-    /// unfinished) and whose search valued it `root_value`, both from the side to move's
-    /// view: `(1 − w)·result + w·root_value` with `w = root_value_weight`.
+    /// unfinished; already discounted, see [`RunConfig::value_target`]) and whose search
+    /// valued it `root_value`, both from the side to move's view:
+    /// `(1 − w)·result + w·root_value` with `w = root_value_weight`.
     #[must_use]
     pub fn value_target(&self, result: f32, root_value: f32) -> f32 {
         let w = self.root_value_weight as f32;
@@ -573,6 +574,16 @@ fn run_copy_checksum(label: &str, toml: &str) -> u64 {
 }
 
 impl RunConfig {
+    /// The value target of `sample`: its game's result discounted over the plies to the
+    /// end (`z·γ^plies`, [`SearchSettings::discount_over`], the same γ the search
+    /// discounts with), mixed with the search's root value
+    /// ([`TrainingConfig::value_target`]).
+    #[must_use]
+    pub fn value_target(&self, sample: &crate::replay::TrainingSample) -> f32 {
+        let result = sample.result * self.search.discount_over(sample.plies_to_end);
+        self.training.value_target(result, sample.root_value)
+    }
+
     /// Reads, parses and validates a TOML file, with the files it `extends` (see the
     /// module documentation); errors name the file as given.
     pub fn from_file(path: impl AsRef<Path>) -> Result<RunConfig, ConfigError> {
@@ -1386,6 +1397,8 @@ mod tests {
             ),
             ("[search]\ngumbel_c_visit = 0", "search.gumbel_c_visit"),
             ("[search]\ngumbel_c_scale = inf", "search.gumbel_c_scale"),
+            ("[search]\nvalue_discount = 0.4", "search.value_discount"),
+            ("[search]\nvalue_discount = 1.01", "search.value_discount"),
             (
                 "[selfplay]\nleaves_per_game = 0",
                 "selfplay.leaves_per_game",
@@ -1591,6 +1604,41 @@ mod tests {
         let parsed =
             RunConfig::from_toml_str("[training]\nroot_value_weight = 0.25", "x.toml").unwrap();
         assert_eq!(parsed.training.root_value_weight, 0.25);
+    }
+
+    #[test]
+    fn a_discounted_run_learns_results_discounted_over_the_plies_to_the_end() {
+        let sample = |result: f32, plies_to_end: u32| crate::replay::TrainingSample {
+            position: brandubh_rules::Position::default(),
+            repetitions: 1,
+            ply: 0,
+            policy: Vec::new(),
+            result,
+            plies_to_end,
+            root_value: 0.5,
+            full_search: true,
+        };
+        // Without a discount (the default) the length of the game does not matter.
+        let plain = RunConfig::default();
+        assert_eq!(plain.value_target(&sample(1.0, 1)), 1.0);
+        assert_eq!(plain.value_target(&sample(-1.0, 40)), -1.0);
+        let toml = "[search]\nvalue_discount = 0.9\n[training]\nroot_value_weight = 0.5";
+        let config = RunConfig::from_toml_str(toml, "x.toml").unwrap();
+        assert_eq!(config.search.value_discount, 0.9);
+        let close = |a: f32, b: f32| (a - b).abs() < 1e-6;
+        // z·0.9^plies, averaged with the root value 0.5.
+        assert!(close(
+            config.value_target(&sample(1.0, 1)),
+            (0.9 + 0.5) / 2.0
+        ));
+        assert!(close(
+            config.value_target(&sample(-1.0, 3)),
+            (-0.729 + 0.5) / 2.0
+        ));
+        assert!(close(config.value_target(&sample(0.0, 3)), 0.25));
+        // A faster win is a larger target, a slower loss a smaller penalty.
+        assert!(config.value_target(&sample(1.0, 5)) > config.value_target(&sample(1.0, 9)));
+        assert!(config.value_target(&sample(-1.0, 9)) > config.value_target(&sample(-1.0, 5)));
     }
 
     #[test]

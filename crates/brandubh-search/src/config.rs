@@ -20,6 +20,12 @@ pub struct SearchConfig {
     /// proven nodes no further, play the fastest proven win and never a proven loss while
     /// another move is not proven lost. Default on.
     pub solver: bool,
+    /// Per-ply discount γ of values backed up the tree, in (0, 1]: a value reaches the
+    /// node a ply above multiplied by γ (and negated), and a proof of a result `k` plies
+    /// away is worth `γ^k` of it, so that a faster win and a slower loss are worth more.
+    /// It matches a network trained on discounted results
+    /// ([`crate::SearchSettings::value_discount`]). Default 1: no discount.
+    pub discount: f32,
 }
 
 impl Default for SearchConfig {
@@ -30,6 +36,7 @@ impl Default for SearchConfig {
             algorithm: AlgorithmConfig::Puct(PuctConfig::default()),
             ply_cap: None,
             solver: true,
+            discount: 1.0,
         }
     }
 }
@@ -43,6 +50,7 @@ impl SearchConfig {
             algorithm: AlgorithmConfig::Gumbel(GumbelConfig::default()),
             ply_cap: None,
             solver: true,
+            discount: 1.0,
         }
     }
 
@@ -54,6 +62,7 @@ impl SearchConfig {
             algorithm: AlgorithmConfig::Puct(PuctConfig::default()),
             ply_cap: None,
             solver: true,
+            discount: 1.0,
         }
     }
 
@@ -78,6 +87,9 @@ impl SearchConfig {
         if let Some(cap) = self.ply_cap {
             check("ply_cap", cap, "at least 1", |v| v >= 1.0)?;
         }
+        check("discount", self.discount, "a number in (0, 1]", |v| {
+            v > 0.0 && v <= 1.0
+        })?;
         match &self.algorithm {
             AlgorithmConfig::Puct(p) => p.validate(),
             AlgorithmConfig::Gumbel(g) => g.validate(),

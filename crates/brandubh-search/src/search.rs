@@ -87,9 +87,9 @@ impl Search {
             return Err(SearchError::GameOver);
         }
         Ok(Search {
+            tree: Tree::with_discount(config.discount),
             config,
             game,
-            tree: Tree::default(),
             rng: ChaCha8Rng::seed_from_u64(seed),
             pending: Vec::new(),
             started: 0,

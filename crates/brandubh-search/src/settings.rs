@@ -122,6 +122,24 @@ pub struct SearchSettings {
     /// play stronger, and early self-play games so one-sided that Black learns less.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub solver: Option<bool>,
+    /// Per-ply discount γ of values: a run trains its value head on the game's result
+    /// discounted over the plies to the end (`z·γ^plies`,
+    /// [`SearchSettings::discount_over`]), and every search with these settings discounts
+    /// backed-up values by γ per ply ([`crate::SearchConfig::discount`]), so that the
+    /// network's values and the tree's agree and a faster win (or a slower loss) is worth
+    /// more. An agent file keeps the value its network was trained with. Range
+    /// [0.5, 1]. Default `1` (no discount; not written to files then).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "is_one"))]
+    pub value_discount: f64,
+}
+
+#[cfg(feature = "serde")]
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_one(v: &f64) -> bool {
+    *v == 1.0
 }
 
 impl Default for SearchSettings {
@@ -144,6 +162,7 @@ impl Default for SearchSettings {
             gumbel_c_visit: f64::from(gumbel.c_visit),
             gumbel_c_scale: f64::from(gumbel.c_scale),
             solver: None,
+            value_discount: 1.0,
         }
     }
 }
@@ -207,7 +226,21 @@ impl SearchSettings {
             most_moves,
         )?;
         range("gumbel_c_visit", self.gumbel_c_visit, Above(0.0), 10_000.0)?;
-        range("gumbel_c_scale", self.gumbel_c_scale, Above(0.0), 100.0)
+        range("gumbel_c_scale", self.gumbel_c_scale, Above(0.0), 100.0)?;
+        range("value_discount", self.value_discount, AtLeast(0.5), 1.0)
+    }
+
+    /// What a result `plies` plies away is worth now: `γ^plies` with
+    /// γ = [`SearchSettings::value_discount`] (1 without a discount). Training multiplies
+    /// a game's result by it to get the value target of a position that many plies before
+    /// the end.
+    #[must_use]
+    pub fn discount_over(&self, plies: u32) -> f32 {
+        if self.value_discount == 1.0 {
+            1.0
+        } else {
+            (self.value_discount as f32).powi(plies.min(i32::MAX as u32) as i32)
+        }
     }
 
     /// The search these settings describe, checked, with the given ply cap (`None` in play,
@@ -252,6 +285,7 @@ impl SearchSettings {
             algorithm,
             ply_cap,
             solver,
+            discount: self.value_discount as f32,
         };
         config.validate()?;
         Ok(config)
@@ -398,6 +432,15 @@ mod tests {
             }),
             "gumbel_c_scale"
         );
+        for discount in [0.49, 1.001, f64::NAN] {
+            assert_eq!(
+                bad(SearchSettings {
+                    value_discount: discount,
+                    ..d()
+                }),
+                "value_discount"
+            );
+        }
         let e = SearchSettings { c_puct: 0.0, ..d() }
             .search_config(None)
             .unwrap_err();
@@ -405,6 +448,22 @@ mod tests {
             e.to_string(),
             "invalid search setting c_puct = 0: expected a number greater than 0 and at most 100"
         );
+    }
+
+    #[test]
+    fn the_value_discount_reaches_every_search_and_the_training_target() {
+        let plain = SearchSettings::default();
+        assert_eq!(plain.discount_over(30), 1.0);
+        assert_eq!(plain.search_config(None).unwrap().discount, 1.0);
+        let s = SearchSettings {
+            value_discount: 0.98,
+            ..SearchSettings::default()
+        };
+        assert_eq!(s.search_config(Some(100)).unwrap().discount, 0.98);
+        assert_eq!(s.play_config(None).unwrap().discount, 0.98);
+        assert!((s.discount_over(2) - 0.9604).abs() < 1e-6);
+        assert_eq!(s.discount_over(0), 1.0);
+        assert!(s.discount_over(u32::MAX) >= 0.0);
     }
 
     #[test]

@@ -100,9 +100,10 @@ impl Tree {
     /// proven in turn. A newly proven node's mean value becomes the proven value.
     pub(crate) fn prove(&mut self, mut node: u32, mut proof: Proven) {
         loop {
+            let value = self.proven_value(proof);
             let n = self.get_mut(node);
             n.proof = Some(proof);
-            n.value_sum = f32::from(proof.value) * n.visits as f32;
+            n.value_sum = value * n.visits as f32;
             let parent = n.parent;
             if parent == NO_PARENT || self.get(parent).proof.is_some() {
                 return;

@@ -148,6 +148,8 @@ pub struct Tree {
     spare: Vec<Node>,
     /// Scratch for moving to a subtree: the old index of each node copied so far.
     old_ids: Vec<u32>,
+    /// Per-ply discount of backed-up values ([`crate::SearchConfig::discount`]).
+    discount: f32,
 }
 
 impl Default for Tree {
@@ -156,11 +158,32 @@ impl Default for Tree {
             nodes: vec![Node::new(NO_PARENT, NO_MOVE)],
             spare: Vec::new(),
             old_ids: Vec::new(),
+            discount: 1.0,
         }
     }
 }
 
 impl Tree {
+    /// An empty tree (a root only) whose backed-up values are discounted by `discount` per
+    /// ply ([`crate::SearchConfig::discount`]).
+    pub(crate) fn with_discount(discount: f32) -> Tree {
+        Tree {
+            discount,
+            ..Tree::default()
+        }
+    }
+
+    /// What `proof` is worth as a value: its result discounted over its plies, `γ^plies`.
+    #[inline]
+    pub(crate) fn proven_value(&self, proof: Proven) -> f32 {
+        let value = f32::from(proof.value);
+        if self.discount == 1.0 || proof.value == 0 {
+            value
+        } else {
+            value * self.discount.powi(i32::from(proof.plies))
+        }
+    }
+
     /// The root.
     #[must_use]
     pub fn root(&self) -> NodeId {
@@ -259,18 +282,19 @@ impl Tree {
 
     /// Ends the simulation whose leaf is `node`: removes its virtual loss from the path and
     /// adds `value` (side to move at `node`) to every node up to the root, flipping the sign
-    /// at each ply. A proven node on the way adds its proven value instead, and so passes
-    /// the exact value on to its ancestors.
+    /// and multiplying by the discount at each ply. A proven node on the way adds its
+    /// proven value instead, and so passes the exact value on to its ancestors.
     pub(crate) fn backup(&mut self, mut node: u32, mut value: f32) {
+        let discount = self.discount;
         loop {
-            let n = self.get_mut(node);
-            if let Some(proof) = n.proof {
-                value = f32::from(proof.value);
+            if let Some(proof) = self.get(node).proof {
+                value = self.proven_value(proof);
             }
+            let n = self.get_mut(node);
             n.virtual_loss = n.virtual_loss.saturating_sub(1);
             n.visits += 1;
             n.value_sum += value;
-            value = -value;
+            value = -value * discount;
             if n.parent == NO_PARENT {
                 return;
             }
@@ -290,15 +314,16 @@ impl Tree {
         }
     }
 
-    /// A child's visits and mean value from the view of the player choosing it, simulations
-    /// in flight counted as losses for that player. The mean is 0 without visits.
+    /// A child's visits and mean value from the view of the player choosing it (discounted
+    /// by one ply), simulations in flight counted as losses for that player. The mean is 0
+    /// without visits.
     #[inline]
     pub(crate) fn child_stats(&self, child: u32) -> (f32, f32) {
         let c = self.get(child);
         let vl = f32::from(c.virtual_loss);
         let n = c.visits as f32 + vl;
         let q = if n > 0.0 {
-            (-c.value_sum - vl) / n
+            (-c.value_sum - vl) / n * self.discount
         } else {
             0.0
         };
@@ -331,5 +356,75 @@ impl Tree {
             i += 1;
         }
         self.spare = std::mem::replace(&mut self.nodes, new);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brandubh_rules::Game;
+
+    fn close(a: f32, b: f32) -> bool {
+        (a - b).abs() < 1e-6
+    }
+
+    /// A root, its first child and that child's first child, all expanded from the start
+    /// position's moves (the moves themselves do not matter to the bookkeeping).
+    fn line(discount: f32) -> (Tree, u32, u32) {
+        let moves = Game::default().legal_moves();
+        let mut tree = Tree::with_discount(discount);
+        tree.add_children(ROOT, &moves);
+        let child = tree.child_range(ROOT).start;
+        tree.add_children(child, &moves);
+        let grandchild = tree.child_range(child).start;
+        (tree, child, grandchild)
+    }
+
+    #[test]
+    fn backed_up_values_lose_the_discount_at_every_ply() {
+        let (mut tree, child, grandchild) = line(0.9);
+        tree.backup(ROOT, 0.2);
+        tree.backup(child, 0.5);
+        tree.backup(grandchild, 0.4);
+        // Each value reaches the node above negated and multiplied by 0.9.
+        assert!(close(tree.get(grandchild).value_sum, 0.4));
+        assert!(close(tree.get(child).value_sum, 0.5 - 0.9 * 0.4));
+        assert!(close(
+            tree.get(ROOT).value_sum,
+            0.2 - 0.9 * 0.5 + 0.81 * 0.4
+        ));
+        // The root sees its child's mean discounted by one more ply.
+        let (n, q) = tree.child_stats(child);
+        assert_eq!(n, 2.0);
+        assert!(close(q, -0.9 * (0.5 - 0.36) / 2.0));
+        // Without a discount, the plain negamax sums.
+        let (mut plain, child, grandchild) = line(1.0);
+        plain.backup(ROOT, 0.2);
+        plain.backup(child, 0.5);
+        plain.backup(grandchild, 0.4);
+        assert!(close(plain.get(ROOT).value_sum, 0.2 - 0.5 + 0.4));
+    }
+
+    #[test]
+    fn a_proof_is_worth_its_result_discounted_over_its_plies() {
+        let (mut tree, child, grandchild) = line(0.9);
+        tree.backup(ROOT, 0.0);
+        tree.backup(child, 0.0);
+        // The side to move at the grandchild wins in three plies: worth 0.9³ there, and
+        // whatever value the simulation brought is replaced by it.
+        tree.prove(grandchild, Proven { value: 1, plies: 3 });
+        tree.backup(grandchild, 0.3);
+        let won = 0.9f32.powi(3);
+        assert!(close(tree.get(grandchild).value_sum, won));
+        assert!(close(tree.get(child).value_sum, -0.9 * won));
+        assert!(close(
+            tree.proven_value(Proven {
+                value: -1,
+                plies: 2
+            }),
+            -0.81
+        ));
+        assert!(close(tree.proven_value(Proven { value: 0, plies: 7 }), 0.0));
+        assert!(close(tree.proven_value(Proven::terminal(1)), 1.0));
     }
 }

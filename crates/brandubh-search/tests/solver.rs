@@ -119,6 +119,29 @@ fn a_forced_win_deeper_in_the_tree_is_proven_and_played() {
 }
 
 #[test]
+fn with_a_discount_a_proven_root_is_worth_its_result_discounted_over_its_plies() {
+    // An evaluator that knows nothing (values 0), so that the discounted proofs are the
+    // only values that differ: a rollout's undiscounted ±1 would make a proven loss in
+    // three (worth −0.9³) look better to Black than an unproven rollout loss.
+    for config in configs(3_000, true) {
+        let config = SearchConfig {
+            discount: 0.9,
+            ..config
+        };
+        let mut s = Search::new(game(WIN_IN_THREE), config.clone(), 1).unwrap();
+        let result = s.run(&mut UniformEvaluator, 1).unwrap();
+        assert_eq!(
+            root_proof(&s),
+            Some(Proven { value: 1, plies: 3 }),
+            "{config:?}"
+        );
+        let root = s.tree().node(s.tree().root());
+        assert!((root.value() - 0.729).abs() < 1e-5, "{}", root.value());
+        assert!((result.value - 0.729).abs() < 1e-5);
+    }
+}
+
+#[test]
 fn a_lost_root_is_proven_once_every_move_is_refuted() {
     let g = game(LOST_IN_TWO);
     assert_eq!(g.side_to_move(), Side::Black);

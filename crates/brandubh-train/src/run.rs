@@ -634,9 +634,7 @@ impl Iteration<'_> {
                         sample.repetitions,
                         &moves,
                         &probs,
-                        config
-                            .training
-                            .value_target(sample.result, sample.root_value),
+                        config.value_target(&sample),
                         sym,
                     )
                     .map_err(|e| RunError::Batch(e.to_string()))?;

@@ -793,6 +793,7 @@ impl GameRecord {
                     ply: rec.ply,
                     policy: rec.policy.clone(),
                     result: self.result.value_for(position.side_to_move()),
+                    plies_to_end: (self.moves.len() as u32).saturating_sub(rec.ply),
                     root_value: rec.root_value,
                     full_search: rec.full_search,
                 });
@@ -1615,6 +1616,8 @@ mod tests {
                 assert_eq!(s.position, *replay.position());
                 assert_eq!(s.repetitions, replay.repetitions());
                 assert_eq!(s.result, game.result.value_for(s.position.side_to_move()));
+                assert_eq!(s.plies_to_end as usize, game.moves.len() - replay.ply());
+                assert!(s.plies_to_end >= 1);
                 let legal = s.position.legal_moves();
                 assert!(s.policy.iter().all(|(m, _)| legal.contains(m)));
             }

@@ -23,6 +23,9 @@ pub struct TrainingSample {
     pub policy: Vec<(Move, f32)>,
     /// The game's final result from the side to move's view: +1 won, −1 lost, 0 unfinished.
     pub result: f32,
+    /// Plies from this position to the end of its game (to the resignation, for a resigned
+    /// game): at least 1.
+    pub plies_to_end: u32,
     /// The search's root value, from the side to move's view.
     pub root_value: f32,
     /// Whether the move was searched with the full budget (its policy is a training
@@ -53,6 +56,7 @@ impl TrainingSample {
 struct Stored {
     position: Position,
     ply: u32,
+    plies_to_end: u32,
     repetitions: u8,
     result: i8,
     root_value: f32,
@@ -82,6 +86,7 @@ impl WindowChunk {
                 samples.push(Stored {
                     position: s.position,
                     ply: s.ply,
+                    plies_to_end: s.plies_to_end,
                     // At most 4 (the fifth occurrence ends the game).
                     repetitions: s.repetitions.min(255) as u8,
                     result: s.result as i8,
@@ -110,6 +115,7 @@ impl WindowChunk {
             ply: s.ply,
             policy: self.policy[start..start + s.policy_len as usize].to_vec(),
             result: f32::from(s.result),
+            plies_to_end: s.plies_to_end,
             root_value: s.root_value,
             full_search: s.full_search,
         }
