@@ -60,7 +60,9 @@ pub struct MoveStats {
     /// (Gumbel).
     pub policy: f32,
     /// Its mean value in [-1, 1] for the side to move at the root; `None` when unvisited.
-    /// For a move the solver proved, the proven value.
+    /// For a move the solver proved, the proven result (±1, 0). With a value discount γ
+    /// (`SearchSettings::value_discount`) searched values are discounted: a result k plies
+    /// away counts γ^k of it.
     pub q: Option<f32>,
     /// What the solver proved the move is worth to the side to move at the root (value and
     /// plies to the end, counted from the root), if it did.
@@ -72,7 +74,8 @@ pub struct MoveStats {
 pub struct Analysis {
     /// The move the agent plays.
     pub best_move: Move,
-    /// The root's value after the search, in [-1, 1], for the side to move.
+    /// The root's value after the search, in [-1, 1], for the side to move (discounted
+    /// as [`MoveStats::q`] says).
     pub value: f32,
     /// The network's own value of the root, before any search.
     pub net_value: f32,
