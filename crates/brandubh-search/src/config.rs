@@ -276,6 +276,18 @@ impl fmt::Display for SettingError {
 
 impl std::error::Error for SettingError {}
 
+/// What a result `plies` plies away is worth now with a per-ply discount `discount`:
+/// `discount^plies` (exactly 1 without a discount). The one formula of the discount, for the
+/// tree's proofs ([`crate::Tree`]) and training's value targets
+/// ([`crate::SearchSettings::discount_over`]) alike.
+pub(crate) fn discount_over(discount: f32, plies: u32) -> f32 {
+    if discount == 1.0 {
+        1.0
+    } else {
+        discount.powi(plies.min(i32::MAX as u32) as i32)
+    }
+}
+
 /// `Ok` if `value` is finite and passes `ok`.
 pub(crate) fn check<T: Copy + Into<f64> + fmt::Display>(
     field: &'static str,

@@ -236,11 +236,7 @@ impl SearchSettings {
     /// the end.
     #[must_use]
     pub fn discount_over(&self, plies: u32) -> f32 {
-        if self.value_discount == 1.0 {
-            1.0
-        } else {
-            (self.value_discount as f32).powi(plies.min(i32::MAX as u32) as i32)
-        }
+        crate::config::discount_over(self.value_discount as f32, plies)
     }
 
     /// The search these settings describe, checked, with the given ply cap (`None` in play,

@@ -176,12 +176,7 @@ impl Tree {
     /// What `proof` is worth as a value: its result discounted over its plies, `γ^plies`.
     #[inline]
     pub(crate) fn proven_value(&self, proof: Proven) -> f32 {
-        let value = f32::from(proof.value);
-        if self.discount == 1.0 || proof.value == 0 {
-            value
-        } else {
-            value * self.discount.powi(i32::from(proof.plies))
-        }
+        f32::from(proof.value) * crate::config::discount_over(self.discount, u32::from(proof.plies))
     }
 
     /// The root.
