@@ -1,25 +1,28 @@
 #!/usr/bin/env bash
-# An ablation at equal wall time (issue 15): two configurations train from scratch side by
-# side for the same number of minutes, on the same machine at the same time (so that
-# whatever else runs there slows both alike), then their last networks meet head to head
-# and each plays the fixed opponents. Results go to docs/ablations.md by hand.
+# An ablation at equal wall time (issue 15): a baseline configuration and one or more changed
+# ones train from scratch side by side for the same number of minutes, on the same machine at
+# the same time (so that whatever else runs there slows all alike), then each changed run's
+# last network meets the baseline's head to head, and every run plays the fixed opponents.
+# Results go to docs/ablations.md by hand.
 #
-#   scripts/ablate.sh MINUTES CONFIG_A CONFIG_B
+#   scripts/ablate.sh MINUTES BASELINE CHANGED [CHANGED ...]
 #
-# Both runs get half of the machine each: set `selfplay.threads = 1` in both configs on a
-# 2-core machine. Environment: RUNS (runs/ablation; each run goes to RUNS/NAME, NAME from
+# The runs share the machine: set `selfplay.threads = 1` in every config on a 2-core
+# machine (two runs get half of it each, three a third each, so give three runs 1.5 times
+# the minutes of a pair for the same work). Environment: RUNS (runs/ablation; each run goes to RUNS/NAME, NAME from
 # its config, and must not exist yet), MATCHES (100), SEED (2026), PLAY (the search both
 # networks play with, appended to run:DIR; default @algo=puct@sims=400@solver=yes, so the
 # comparison is of the training and not of the search), OPPONENTS ("alphabeta:2
 # alphabeta:3"), BRANDUBH (the binary; default a release build of this checkout).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ $# -ne 3 ]; then
-  echo "usage: scripts/ablate.sh MINUTES CONFIG_A CONFIG_B" >&2
+if [ $# -lt 3 ]; then
+  echo "usage: scripts/ablate.sh MINUTES BASELINE CHANGED [CHANGED ...]" >&2
   exit 2
 fi
 minutes=$1
-configs=("$2" "$3")
+shift
+configs=("$@")
 case $minutes in
   '' | *[!0-9]*)
     echo "MINUTES must be a whole number, got '$minutes'" >&2
@@ -44,9 +47,9 @@ for config in "${configs[@]}"; do
 done
 mkdir -p "$runs"
 cpu=$(cpu_name)
-echo "# ablation: ${configs[0]} vs ${configs[1]}, $minutes min each, side by side, $(nproc) cores, ${cpu:-unknown CPU}" >&2
+echo "# ablation: ${configs[*]}, $minutes min each, side by side, $(nproc) cores, ${cpu:-unknown CPU}" >&2
 pids=()
-for i in 0 1; do
+for i in "${!configs[@]}"; do
   echo "+ brandubh train --config ${configs[$i]} --run ${dirs[$i]} (for $minutes min)" >&2
   timeout --signal=INT "${minutes}m" "$BRANDUBH" train --quiet --config "${configs[$i]}" \
     --run "${dirs[$i]}" >"${dirs[$i]}.log" 2>&1 &
@@ -61,21 +64,26 @@ for pid in "${pids[@]}"; do
 done
 out="$runs/reports"
 mkdir -p "$out"
-a="run:${dirs[0]}$play"
-b="run:${dirs[1]}$play"
-echo "+ brandubh match $a $b --matches $matches --seed $seed" >&2
-"$BRANDUBH" match "$a" "$b" --matches "$matches" --seed "$seed" --json >"$out/head-to-head.json"
-for i in 0 1; do
+base="run:${dirs[0]}$play"
+for i in "${!dirs[@]}"; do
+  [ "$i" -gt 0 ] || continue
+  a="run:${dirs[$i]}$play"
+  echo "+ brandubh match $a $base --matches $matches --seed $seed" >&2
+  "$BRANDUBH" match "$a" "$base" --matches "$matches" --seed "$seed" --json \
+    >"$out/head-to-head-$i.json"
+done
+for i in "${!dirs[@]}"; do
   for o in "${opponents[@]}"; do
     echo "+ brandubh match run:${dirs[$i]}$play $o --matches $matches --seed $seed" >&2
     "$BRANDUBH" match "run:${dirs[$i]}$play" "$o" --matches "$matches" --seed "$seed" \
       --json >"$out/$i-${o//[^a-z0-9]/_}.json"
   done
 done
-python3 - "$out" "${dirs[@]}" "${opponents[@]}" <<'EOF'
+python3 - "$out" "${#dirs[@]}" "${dirs[@]}" "${opponents[@]}" <<'EOF'
 import json, os, re, sys
 
-out, dirs, opponents = sys.argv[1], sys.argv[2:4], sys.argv[4:]
+out, n = sys.argv[1], int(sys.argv[2])
+dirs, opponents = sys.argv[3:3 + n], sys.argv[3 + n:]
 
 def metrics(d):
     lines = []
@@ -89,9 +97,13 @@ def report(path):
     with open(path) as f:
         return json.load(f)
 
-h = report(os.path.join(out, "head-to-head.json"))
-print(f"head to head ({h['matches']} matches): {h['a']} {h['record']['wins']}/"
-      f"{h['record']['draws']}/{h['record']['losses']} against {h['b']}")
+for i in range(1, n):
+    h = report(os.path.join(out, f"head-to-head-{i}.json"))
+    g = h["games"]
+    print(f"head to head ({h['matches']} matches): {h['a']} {h['record']['wins']}/"
+          f"{h['record']['draws']}/{h['record']['losses']} against {h['b']} (games won as White "
+          f"{g['a_wins_as_white']} against {g['b_wins_as_white']}, as Black "
+          f"{g['a_wins_as_black']} against {g['b_wins_as_black']})")
 header = "| run | iterations | wall time (s) | self-play games | positions | White share of self-play wins, last iteration |"
 header += "".join(f" vs {o}: matches W/D/L, won as Black (without repetition) |" for o in opponents)
 print(header)

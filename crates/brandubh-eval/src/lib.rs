@@ -54,7 +54,9 @@ pub use elo::{EloInterval, Rating};
 pub use error::EvalError;
 pub use ladder::{LadderConfig, LadderReport, ladder};
 pub use openings::{Opening, OpeningConfig, Openings};
-pub use runner::{GameStats, MatchConfig, MatchRecord, MatchReport, Progress, WinsBy, run_matches};
+pub use runner::{
+    GameStats, MatchConfig, MatchRecord, MatchReport, PlayedGame, Progress, WinsBy, run_matches,
+};
 pub use scoring::{Contestant, MatchGame, MatchResult, score_match};
 pub use seeds::fresh_seed;
 pub use spec::{AgentSpec, SpecError};

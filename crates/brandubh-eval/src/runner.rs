@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::time::Instant;
 
-use brandubh_rules::{Reason, Side};
+use brandubh_rules::{Game, Reason, Side};
 use brandubh_search::Player;
 use serde::{Deserialize, Serialize};
 
@@ -99,6 +99,45 @@ pub struct MatchRecord {
     pub games: [MatchGame; 2],
     /// The result (RULES.md, "Matches").
     pub result: MatchResult,
+    /// Each game's moves from the start position, the opening's included, space-separated
+    /// (`brandubh replay` and `brandubh analyze` take them as they are). Empty in reports
+    /// written before the moves were kept.
+    #[serde(default)]
+    pub moves: [String; 2],
+}
+
+/// One finished game: its record and its moves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayedGame {
+    /// Who won, why, after how many plies.
+    pub record: MatchGame,
+    /// The moves from the start position, opening included, space-separated.
+    pub moves: String,
+}
+
+impl PlayedGame {
+    /// The record of `game`, a game from `white_is`'s view, finished or stopped at the cap.
+    pub(crate) fn of(game: &Game, white_is: Contestant) -> PlayedGame {
+        let plies = game.ply() as u32;
+        let record = match game.outcome() {
+            Some(o) => {
+                let winner = if o.winner == Side::White {
+                    white_is
+                } else {
+                    white_is.other()
+                };
+                MatchGame::won(white_is, winner, o.reason, plies)
+            }
+            None => MatchGame::capped(white_is, plies),
+        };
+        let moves = game
+            .moves()
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(" ");
+        PlayedGame { record, moves }
+    }
 }
 
 /// Wins, draws and losses, from one contestant's view.
@@ -437,7 +476,7 @@ fn play_game(
     white_is: Contestant,
     opening: &Opening,
     ply_cap: u32,
-) -> Result<MatchGame, (Contestant, usize, String)> {
+) -> Result<PlayedGame, (Contestant, usize, String)> {
     let mut game = opening
         .game()
         .map_err(|e| (white_is, 0, format!("opening {opening}: {e}")))?;
@@ -450,18 +489,7 @@ fn play_game(
         game.play(mv)
             .map_err(|e| (who, game.ply(), format!("chose an illegal move: {e}")))?;
     }
-    let plies = game.ply() as u32;
-    Ok(match game.outcome() {
-        Some(o) => {
-            let winner = if o.winner == Side::White {
-                white_is
-            } else {
-                white_is.other()
-            };
-            MatchGame::won(white_is, winner, o.reason, plies)
-        }
-        None => MatchGame::capped(white_is, plies),
-    })
+    Ok(PlayedGame::of(&game, white_is))
 }
 
 /// The seed of `who`'s player in game `game` (0 or 1) of match `index`.
@@ -482,7 +510,7 @@ pub fn play_match_game(
     opening: &Opening,
     seed: u64,
     ply_cap: u32,
-) -> Result<MatchGame, EvalError> {
+) -> Result<PlayedGame, EvalError> {
     let mut pa = a.player(player_seed(seed, index, game, Contestant::A), ply_cap)?;
     let mut pb = b.player(player_seed(seed, index, game, Contestant::B), ply_cap)?;
     let result = if game == 0 {
@@ -509,23 +537,23 @@ fn play_series(
     series: &Series<'_>,
     threads: usize,
     progress: &(dyn Fn(&Progress) + Sync),
-) -> Result<Vec<(usize, MatchGame)>, EvalError> {
+) -> Result<Vec<(usize, PlayedGame)>, EvalError> {
     let matches = series.openings.len();
     // Both games of a match go to the same worker in turn, so that a match finishes early.
     let tasks: Vec<GameTask> = (0..matches)
         .flat_map(|m| [GameTask { m, game: 0 }, GameTask { m, game: 1 }])
         .collect();
     // Each match's first finished game waits here for its second one.
-    let halves: Vec<Mutex<[Option<MatchGame>; 2]>> =
+    let halves: Vec<Mutex<[Option<PlayedGame>; 2]>> =
         (0..matches).map(|_| Mutex::new([None, None])).collect();
     let done = AtomicU32::new(0);
     let tally = Mutex::new(Record::default());
-    let finished = |task: GameTask, record: MatchGame| -> Result<(), EvalError> {
+    let finished = |task: GameTask, played: PlayedGame| -> Result<(), EvalError> {
         let pair = {
             let mut half = halves[task.m].lock().unwrap_or_else(|e| e.into_inner());
-            half[task.game as usize] = Some(record);
-            match *half {
-                [Some(g1), Some(g2)] => Some((g1, g2)),
+            half[task.game as usize] = Some(played);
+            match &*half {
+                [Some(g1), Some(g2)] => Some((g1.record, g2.record)),
                 _ => None,
             }
         };
@@ -629,8 +657,9 @@ pub fn run_matches(
         .map(|(m, pair)| MatchRecord {
             index: (first + m) as u32,
             opening: openings[m].to_string(),
-            games: [pair[0].1, pair[1].1],
-            result: score_match(&pair[0].1, &pair[1].1),
+            games: [pair[0].1.record, pair[1].1.record],
+            result: score_match(&pair[0].1.record, &pair[1].1.record),
+            moves: [pair[0].1.moves.clone(), pair[1].1.moves.clone()],
         })
         .collect();
     Ok(MatchReport::from_records(

@@ -13,8 +13,8 @@ use brandubh_search::{Batcher, Evaluator, Player, Search};
 use crate::agent::PlayerFactory;
 use crate::error::EvalError;
 use crate::openings::Opening;
-use crate::runner::player_seed;
-use crate::scoring::{Contestant, MatchGame};
+use crate::runner::{PlayedGame, player_seed};
+use crate::scoring::Contestant;
 
 /// Games a worker keeps in flight: enough to batch, few enough to keep memory small.
 pub(crate) const TABLES_PER_WORKER: usize = 16;
@@ -124,19 +124,8 @@ impl Table {
         Ok(())
     }
 
-    fn record(&self) -> MatchGame {
-        let plies = self.game.ply() as u32;
-        match self.game.outcome() {
-            Some(o) => {
-                let winner = if o.winner == Side::White {
-                    self.white_is
-                } else {
-                    self.white_is.other()
-                };
-                MatchGame::won(self.white_is, winner, o.reason, plies)
-            }
-            None => MatchGame::capped(self.white_is, plies),
-        }
+    fn record(&self) -> PlayedGame {
+        PlayedGame::of(&self.game, self.white_is)
     }
 }
 
@@ -146,7 +135,7 @@ pub(crate) fn work(
     series: &Series<'_>,
     tasks: &[GameTask],
     next: &AtomicUsize,
-    finished: &(dyn Fn(GameTask, MatchGame) -> Result<(), EvalError> + Sync),
+    finished: &(dyn Fn(GameTask, PlayedGame) -> Result<(), EvalError> + Sync),
 ) -> Result<(), EvalError> {
     let mut evaluators: [Option<Box<dyn Evaluator + Send>>; 2] =
         [series.a.batch_evaluator(), series.b.batch_evaluator()];

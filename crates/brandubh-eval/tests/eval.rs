@@ -120,7 +120,33 @@ fn batched_network_matches_play_the_same_games_as_one_game_at_a_time() {
                 config.ply_cap,
             )
             .unwrap();
-            assert_eq!(record.games[game as usize], alone, "match {m} game {game}");
+            assert_eq!(
+                record.games[game as usize], alone.record,
+                "match {m} game {game}"
+            );
+            assert_eq!(
+                record.moves[game as usize], alone.moves,
+                "match {m} game {game}"
+            );
+            assert!(
+                alone.moves.starts_with(&openings[m].to_string()),
+                "the moves start with the opening"
+            );
+            // The moves replay from the start to the recorded end.
+            let mut replayed = brandubh_rules::Game::new(brandubh_rules::Position::start());
+            for mv in alone.moves.split(' ') {
+                replayed.play(mv.parse().unwrap()).unwrap();
+            }
+            assert_eq!(
+                replayed.ply(),
+                alone.record.plies as usize,
+                "one move per ply"
+            );
+            assert_eq!(
+                replayed.outcome().map(|o| o.reason),
+                alone.record.reason,
+                "match {m} game {game}"
+            );
         }
     }
     let vs_alphabeta = run_matches(
