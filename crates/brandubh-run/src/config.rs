@@ -166,6 +166,12 @@ pub struct SelfPlayConfig {
     /// own previous segment. The first iteration has nothing to fork from. Range [0, 1].
     /// Default `0.0` (every game from the start).
     pub fork_fraction: f64,
+    /// Forks start only from positions with Black to move in games that White won (by the
+    /// rules or by resignation), so that Black's search gets another look at the positions
+    /// its defence lost from. `false` (the default, not written to files) draws from every
+    /// position as `fork_fraction` says.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fork_black_losses: bool,
     /// Resign a self-play game for the side to move once its full searches have valued
     /// its position at or below −`resign_threshold` for `resign_consecutive` of its moves
     /// in a row (cheap searches neither count nor break a run); the game is recorded as a
@@ -201,6 +207,7 @@ impl Default for SelfPlayConfig {
             black_budget_scale: 1.0,
             opening_random_plies: None,
             fork_fraction: 0.0,
+            fork_black_losses: false,
             resign_threshold: 0.0,
             resign_consecutive: 2,
             resign_check_fraction: 0.1,
@@ -773,6 +780,14 @@ impl RunConfig {
             Closed(0.0),
             Closed(1.0),
         )?;
+        if p.fork_black_losses && p.fork_fraction == 0.0 {
+            return Err(bad(
+                "selfplay.fork_black_losses",
+                "is true but selfplay.fork_fraction is 0, so no game forks: set a fork_fraction \
+                 above 0 or remove the key"
+                    .to_owned(),
+            ));
+        }
         float(
             "selfplay.resign_threshold",
             p.resign_threshold,
@@ -1463,6 +1478,10 @@ mod tests {
                 "selfplay.black_budget_scale",
             ),
             ("[selfplay]\nfork_fraction = 1.5", "selfplay.fork_fraction"),
+            (
+                "[selfplay]\nfork_black_losses = true",
+                "selfplay.fork_black_losses",
+            ),
             (
                 "[selfplay]\nresign_threshold = -0.5",
                 "selfplay.resign_threshold",

@@ -202,7 +202,7 @@ impl<'a> Actor<'a> {
         let (store, id) = (self.store, self.options.actor_id.clone());
         let (seq, status, started) = (&mut self.seq, &mut self.status, self.started);
         let forking = self.config.selfplay.fork_fraction > 0.0;
-        let mut next_forks = ForkPool::default();
+        let mut next_forks = ForkPool::black_losses(self.config.selfplay.fork_black_losses);
         run::play_games(
             self.config,
             &self.options.run,

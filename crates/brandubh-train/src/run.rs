@@ -864,7 +864,7 @@ pub(crate) fn play_games(
 /// What the games of `iteration` fork from: the games of the iteration before, if the run
 /// forks at all (`selfplay.fork_fraction`). In chunk order; a damaged chunk is skipped.
 fn fork_pool(config: &RunConfig, dir: &RunDir, iteration: u32) -> Result<Arc<ForkPool>, RunError> {
-    let mut pool = ForkPool::default();
+    let mut pool = ForkPool::black_losses(config.selfplay.fork_black_losses);
     if config.selfplay.fork_fraction > 0.0 && iteration > 0 {
         read_chunks_of(dir, iteration - 1, |chunk| pool.extend(&chunk.games))?;
     }

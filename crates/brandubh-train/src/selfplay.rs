@@ -113,12 +113,17 @@ struct Slot {
 /// new game replays that game's moves up to it (so that repetitions count as in the
 /// game), then searches from there. The moves before the fork are in the new record but
 /// none of its positions: only what self-play searched is a training target.
+///
+/// A pool made with [`ForkPool::black_losses`] keeps only the positions with Black to move
+/// of games that White won (`selfplay.fork_black_losses`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ForkPool {
     /// Each game's start and moves.
     games: Vec<(Position, Vec<Move>)>,
     /// Every position a game may start from: (game, plies played).
     points: Vec<(u32, u32)>,
+    /// Whether only Black's positions of games White won are kept.
+    black_losses: bool,
 }
 
 impl ForkPool {
@@ -129,14 +134,36 @@ impl ForkPool {
         pool
     }
 
+    /// An empty pool that keeps only the positions with Black to move of the games White
+    /// won, if `black_losses`; every position otherwise (as [`ForkPool::default`]).
+    #[must_use]
+    pub fn black_losses(black_losses: bool) -> ForkPool {
+        ForkPool {
+            black_losses,
+            ..ForkPool::default()
+        }
+    }
+
     /// Adds `games` (their start and moves; their recorded positions are not kept).
     pub fn extend<'a>(&mut self, games: impl IntoIterator<Item = &'a GameRecord>) {
         for g in games {
+            if self.black_losses && g.result.winner() != Some(Side::White) {
+                continue;
+            }
             let index = self.games.len() as u32;
             // Positions after 1 to len-1 moves: not the start, and not the end (a
             // finished game's last position is over; a capped one's is at the cap).
             let n = g.moves.len() as u32;
-            self.points.extend((1..n).map(|ply| (index, ply)));
+            let white_first = g.start.side_to_move() == Side::White;
+            let keep = |ply: &u32| {
+                // Black is to move after an odd number of plies when White moved first.
+                !self.black_losses || (ply % 2 == 1) == white_first
+            };
+            let points: Vec<(u32, u32)> = (1..n).filter(keep).map(|ply| (index, ply)).collect();
+            if points.is_empty() {
+                continue;
+            }
+            self.points.extend(points);
             self.games.push((g.start, g.moves.clone()));
         }
     }
@@ -631,6 +658,45 @@ mod tests {
             })
             .max()
             .unwrap_or(0)
+    }
+
+    #[test]
+    fn a_black_losses_pool_holds_only_black_to_move_positions_of_games_white_won() {
+        // Games of a uniform evaluator, most of them stopped by the ply cap; say that White
+        // won every other one by Black's resignation and Black the others.
+        let (mut games, _) = collect(1, 8);
+        for (i, g) in games.iter_mut().enumerate() {
+            let winner = if i % 2 == 0 { Side::White } else { Side::Black };
+            g.result = GameResult::Resigned { winner };
+        }
+        let white_won = |g: &GameRecord| g.result.winner() == Some(Side::White);
+        let mut pool = ForkPool::black_losses(true);
+        pool.extend(&games);
+        // Black is to move after an odd number of plies from a White-to-move start.
+        let black_inner = |g: &GameRecord| {
+            let first_white = g.start.side_to_move() == Side::White;
+            (1..g.moves.len())
+                .filter(|&p| (p % 2 == 1) == first_white)
+                .count()
+        };
+        let expected: usize = games.iter().filter(|g| white_won(g)).map(black_inner).sum();
+        assert_eq!(pool.len(), expected);
+        assert!(pool.len() < ForkPool::new(&games).len());
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        for _ in 0..200 {
+            let g = pool.draw(&mut rng).unwrap();
+            assert_eq!(g.side_to_move(), Side::Black);
+            assert!(!g.is_over());
+            let source = games
+                .iter()
+                .find(|p| p.start == *g.start() && p.moves.starts_with(g.moves()))
+                .unwrap();
+            assert!(white_won(source), "drawn from a game White won");
+        }
+        // A pool with no game White won is empty, so that no game forks.
+        let mut none = ForkPool::black_losses(true);
+        none.extend(games.iter().filter(|g| !white_won(g)));
+        assert!(none.is_empty());
     }
 
     #[test]
