@@ -774,20 +774,7 @@ impl RunConfig {
             Closed(1.0),
             Closed(16.0),
         )?;
-        float(
-            "selfplay.fork_fraction",
-            p.fork_fraction,
-            Closed(0.0),
-            Closed(1.0),
-        )?;
-        if p.fork_black_losses && p.fork_fraction == 0.0 {
-            return Err(bad(
-                "selfplay.fork_black_losses",
-                "is true but selfplay.fork_fraction is 0, so no game forks: set a fork_fraction \
-                 above 0 or remove the key"
-                    .to_owned(),
-            ));
-        }
+        self.validate_forks()?;
         float(
             "selfplay.resign_threshold",
             p.resign_threshold,
@@ -821,6 +808,26 @@ impl RunConfig {
             return Err(bad(
                 "selfplay.opening_random_plies",
                 format!("must be at most selfplay.ply_cap ({}), got {n}", p.ply_cap),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `[selfplay]`'s fork keys.
+    fn validate_forks(&self) -> Result<(), ValueError> {
+        let p = &self.selfplay;
+        float(
+            "selfplay.fork_fraction",
+            p.fork_fraction,
+            Closed(0.0),
+            Closed(1.0),
+        )?;
+        if p.fork_black_losses && p.fork_fraction == 0.0 {
+            return Err(bad(
+                "selfplay.fork_black_losses",
+                "is true but selfplay.fork_fraction is 0, so no game forks: set a fork_fraction \
+                 above 0 or remove the key"
+                    .to_owned(),
             ));
         }
         Ok(())
