@@ -9,11 +9,12 @@
 #
 # The runs share the machine: set `selfplay.threads = 1` in every config on a 2-core
 # machine (two runs get half of it each, three a third each, so give three runs 1.5 times
-# the minutes of a pair for the same work). Environment: RUNS (runs/ablation; each run goes to RUNS/NAME, NAME from
-# its config, and must not exist yet), MATCHES (100), SEED (2026), PLAY (the search both
-# networks play with, appended to run:DIR; default @algo=puct@sims=400@solver=yes, so the
-# comparison is of the training and not of the search), OPPONENTS ("alphabeta:2
-# alphabeta:3"), BRANDUBH (the binary; default a release build of this checkout).
+# the minutes of a pair for the same work). Environment: RUNS (runs/ablation; each run goes
+# to RUNS/NAME, NAME from its config, and must not exist yet), MATCHES (100), SEED (2026),
+# PLAY (the search every network plays with, appended to run:DIR; default
+# @algo=puct@sims=400@solver=yes, so the comparison is of the training and not of the
+# search), OPPONENTS ("alphabeta:2 alphabeta:3"), BRANDUBH (the binary; default a release
+# build of this checkout).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 3 ]; then

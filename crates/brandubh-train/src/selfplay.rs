@@ -159,12 +159,13 @@ impl ForkPool {
                 // Black is to move after an odd number of plies when White moved first.
                 !self.black_losses || (ply % 2 == 1) == white_first
             };
-            let points: Vec<(u32, u32)> = (1..n).filter(keep).map(|ply| (index, ply)).collect();
-            if points.is_empty() {
-                continue;
+            let before = self.points.len();
+            self.points
+                .extend((1..n).filter(keep).map(|ply| (index, ply)));
+            // A game with no position to start from is not kept.
+            if self.points.len() > before {
+                self.games.push((g.start, g.moves.clone()));
             }
-            self.points.extend(points);
-            self.games.push((g.start, g.moves.clone()));
         }
     }
 
