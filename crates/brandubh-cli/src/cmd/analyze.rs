@@ -21,7 +21,7 @@ use crate::out;
 /// the move the agent plays; the others follow by visits.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The agent file (default: models/brandubh-v1.agent, the shipped model).
+    /// The agent file (default: models/brandubh-v2.agent, the shipped model).
     #[arg(long, value_name = "FILE")]
     agent: Option<PathBuf>,
     /// Position in RULES.md notation (default: the start of the game).

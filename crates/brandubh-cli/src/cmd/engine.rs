@@ -31,7 +31,7 @@ const CLOCK_WAIT: Duration = Duration::from_millis(20);
 /// refused with an `error -1` line and exit status 1.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The agent file (default: models/brandubh-v1.agent, the shipped model).
+    /// The agent file (default: models/brandubh-v2.agent, the shipped model).
     #[arg(long, value_name = "FILE")]
     agent: Option<PathBuf>,
     /// Threads for the network's inference (default: every core).

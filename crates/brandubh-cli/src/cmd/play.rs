@@ -13,7 +13,7 @@ use brandubh_rules::{Bitboard, Game, Move, Outcome, Piece, Position, Reason, SIZ
 use crate::out;
 
 /// The agent `play` and `analyze` use when none is given.
-pub const DEFAULT_AGENT: &str = "models/brandubh-v1.agent";
+pub const DEFAULT_AGENT: &str = "models/brandubh-v2.agent";
 
 /// Play a game against a trained agent.
 ///
@@ -24,7 +24,7 @@ pub const DEFAULT_AGENT: &str = "models/brandubh-v1.agent";
 /// is not set.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The agent file (default: models/brandubh-v1.agent, the shipped model).
+    /// The agent file (default: models/brandubh-v2.agent, the shipped model).
     #[arg(long, value_name = "FILE")]
     agent: Option<PathBuf>,
     /// The side you play.

@@ -15,7 +15,7 @@ use brandubh_serve::{AppState, Limits, ServeConfig};
 /// file. Binds to 127.0.0.1 unless --addr says otherwise.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// An agent file to play against (repeatable; default: models/brandubh-v1.agent if present).
+    /// An agent file to play against (repeatable; default: models/brandubh-v2.agent if present).
     #[arg(long, value_name = "FILE")]
     agent: Vec<PathBuf>,
     /// A run directory to show on the Run page, its checkpoints playable (repeatable).
