@@ -299,6 +299,12 @@ pub struct TrainingConfig {
     /// Default: off.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_sample_reuse: Option<f64>,
+    /// If set, training samples recent positions more often: a position's weight halves
+    /// every `recency_half_life` × window positions of age (`0.25`: the newest quarter of
+    /// the window is drawn as often as the rest together). Range (0, 100]. Default: off
+    /// (uniform over the window).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recency_half_life: Option<f64>,
 }
 
 impl Default for TrainingConfig {
@@ -318,6 +324,7 @@ impl Default for TrainingConfig {
             window_scale: 4.0,
             window_alpha: 0.75,
             max_sample_reuse: None,
+            recency_half_life: None,
         }
     }
 }
@@ -873,6 +880,9 @@ impl RunConfig {
         if let Some(r) = t.max_sample_reuse {
             float("training.max_sample_reuse", r, Open(0.0), Closed(1000.0))?;
         }
+        if let Some(h) = t.recency_half_life {
+            float("training.recency_half_life", h, Open(0.0), Closed(100.0))?;
+        }
         Ok(())
     }
 
@@ -1280,6 +1290,7 @@ fn known_keys() -> Vec<String> {
     // Optional keys are only written when set.
     full.selfplay.opening_random_plies = Some(0);
     full.training.max_sample_reuse = Some(1.0);
+    full.training.recency_half_life = Some(1.0);
     let mut keys: Vec<String> = Vec::new();
     for leaf in leaves(&full).into_keys() {
         let mut prefix = String::new();
@@ -1519,6 +1530,10 @@ mod tests {
                 "[training]\nmax_sample_reuse = 0",
                 "training.max_sample_reuse",
             ),
+            (
+                "[training]\nrecency_half_life = 0",
+                "training.recency_half_life",
+            ),
             ("[evaluation]\nmatches = 10001", "evaluation.matches"),
             ("[evaluation]\nbaseline = \" \"", "evaluation.baseline"),
             (
@@ -1553,6 +1568,7 @@ mod tests {
         c.training.optimizer = Optimizer::Sgd;
         c.training.lr_schedule = vec![(10, 0.01), (20, 0.001)];
         c.training.max_sample_reuse = Some(4.0);
+        c.training.recency_half_life = Some(0.25);
         c.evaluation.baseline = "random".into();
         let text = c.to_toml_string().unwrap();
         assert_eq!(RunConfig::from_toml_str(&text, "rt.toml").unwrap(), c);

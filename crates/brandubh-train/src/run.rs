@@ -601,7 +601,8 @@ impl Iteration<'_> {
     ) -> Result<(Trainer, TrainingOutcome), RunError> {
         let (config, n) = (self.config, self.n);
         let window_size = config.training.window_size(total_positions);
-        let (window, report) = ReplayWindow::load(&self.dir.chunks(), window_size)?;
+        let (mut window, report) = ReplayWindow::load(&self.dir.chunks(), window_size)?;
+        window.set_recency_half_life(config.training.recency_half_life);
         for skipped in &report.skipped {
             tracing::warn!("skipping damaged chunk: {skipped}");
         }
