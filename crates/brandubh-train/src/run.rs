@@ -36,7 +36,7 @@ use brandubh_run::replay::{
 use brandubh_run::resign::{Check, ResignRule};
 use brandubh_run::{RunDir, RunDirError, RunState};
 use brandubh_search::{SearchConfig, SearchError, SettingError};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::selfplay::{self, ForkPool, SelfPlaySettings, SelfPlayStats};
@@ -626,8 +626,9 @@ impl Iteration<'_> {
         let mut sums = [0.0f64; 3];
         for step in 0..steps {
             builder.clear();
+            // Each sample already comes under a symmetry drawn uniformly from the 8
+            // (`ReplayWindow::sample`), so it is encoded as it is.
             for sample in window.sample_batch(config.training.batch_size as usize, &mut rng) {
-                let sym = Symmetry::ALL[rng.random_range(0..8)];
                 let (moves, probs): (Vec<Move>, Vec<f32>) = sample.policy.iter().copied().unzip();
                 builder
                     .push_position(
@@ -636,7 +637,7 @@ impl Iteration<'_> {
                         &moves,
                         &probs,
                         config.value_target(&sample),
-                        sym,
+                        Symmetry::Identity,
                     )
                     .map_err(|e| RunError::Batch(e.to_string()))?;
             }
