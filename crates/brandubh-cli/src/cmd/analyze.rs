@@ -21,8 +21,11 @@ use crate::out;
 /// the move the agent plays; the others follow by visits.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The agent file (default: models/brandubh-v2.agent, the shipped model).
-    #[arg(long, value_name = "FILE")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        help = concat!("The agent file (default: ", super::play::default_agent!(), ", the shipped model).")
+    )]
     agent: Option<PathBuf>,
     /// Position in RULES.md notation (default: the start of the game).
     #[arg(long, value_name = "POS")]

@@ -12,8 +12,17 @@ use brandubh_rules::{Bitboard, Game, Move, Outcome, Piece, Position, Reason, SIZ
 
 use crate::out;
 
-/// The agent `play` and `analyze` use when none is given.
-pub const DEFAULT_AGENT: &str = "models/brandubh-v2.agent";
+/// The shipped agent's path as a literal, for `concat!` in the help texts of `play`,
+/// `analyze`, `engine` and `serve`: the one place it is written.
+macro_rules! default_agent {
+    () => {
+        "models/brandubh-v2.agent"
+    };
+}
+pub(crate) use default_agent;
+
+/// The agent `play`, `analyze`, `engine` and `serve` use when none is given.
+pub const DEFAULT_AGENT: &str = default_agent!();
 
 /// Play a game against a trained agent.
 ///
@@ -24,8 +33,11 @@ pub const DEFAULT_AGENT: &str = "models/brandubh-v2.agent";
 /// is not set.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The agent file (default: models/brandubh-v2.agent, the shipped model).
-    #[arg(long, value_name = "FILE")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        help = concat!("The agent file (default: ", default_agent!(), ", the shipped model).")
+    )]
     agent: Option<PathBuf>,
     /// The side you play.
     #[arg(long, value_enum, default_value_t = SideArg::White)]

@@ -15,8 +15,15 @@ use brandubh_serve::{AppState, Limits, ServeConfig};
 /// file. Binds to 127.0.0.1 unless --addr says otherwise.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// An agent file to play against (repeatable; default: models/brandubh-v2.agent if present).
-    #[arg(long, value_name = "FILE")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        help = concat!(
+            "An agent file to play against (repeatable; default: ",
+            super::play::default_agent!(),
+            " if present)."
+        )
+    )]
     agent: Vec<PathBuf>,
     /// A run directory to show on the Run page, its checkpoints playable (repeatable).
     #[arg(long, value_name = "DIR")]
