@@ -21,11 +21,7 @@ use crate::out;
 /// the move the agent plays; the others follow by visits.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    #[arg(
-        long,
-        value_name = "FILE",
-        help = concat!("The agent file (default: ", super::play::default_agent!(), ", the shipped model).")
-    )]
+    #[arg(long, value_name = "FILE", help = super::play::AGENT_HELP)]
     agent: Option<PathBuf>,
     /// Position in RULES.md notation (default: the start of the game).
     #[arg(long, value_name = "POS")]

@@ -31,11 +31,7 @@ const CLOCK_WAIT: Duration = Duration::from_millis(20);
 /// refused with an `error -1` line and exit status 1.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    #[arg(
-        long,
-        value_name = "FILE",
-        help = concat!("The agent file (default: ", super::play::default_agent!(), ", the shipped model).")
-    )]
+    #[arg(long, value_name = "FILE", help = super::play::AGENT_HELP)]
     agent: Option<PathBuf>,
     /// Threads for the network's inference (default: every core).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]

@@ -24,6 +24,13 @@ pub(crate) use default_agent;
 /// The agent `play`, `analyze`, `engine` and `serve` use when none is given.
 pub const DEFAULT_AGENT: &str = default_agent!();
 
+/// The help text of `--agent` in `play`, `analyze` and `engine`.
+pub const AGENT_HELP: &str = concat!(
+    "The agent file (default: ",
+    default_agent!(),
+    ", the shipped model)."
+);
+
 /// Play a game against a trained agent.
 ///
 /// Type moves in RULES.md notation (d5-f5 or d5f5); `moves` lists the legal moves, `undo`
@@ -33,11 +40,7 @@ pub const DEFAULT_AGENT: &str = default_agent!();
 /// is not set.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    #[arg(
-        long,
-        value_name = "FILE",
-        help = concat!("The agent file (default: ", default_agent!(), ", the shipped model).")
-    )]
+    #[arg(long, value_name = "FILE", help = AGENT_HELP)]
     agent: Option<PathBuf>,
     /// The side you play.
     #[arg(long, value_enum, default_value_t = SideArg::White)]
