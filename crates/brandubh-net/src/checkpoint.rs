@@ -584,10 +584,19 @@ fn config_diff(found: &NetConfig, expected: &NetConfig) -> String {
         ),
         ("value_hidden", found.value_hidden, expected.value_hidden),
     ];
+    let show = |m: Option<usize>| m.map_or("none".to_owned(), |m| m.to_string());
+    let moves_left = (found.moves_left_hidden != expected.moves_left_hidden).then(|| {
+        format!(
+            "moves_left_hidden: found {}, expected {}",
+            show(found.moves_left_hidden),
+            show(expected.moves_left_hidden)
+        )
+    });
     fields
         .iter()
         .filter(|(_, f, e)| f != e)
         .map(|(name, f, e)| format!("{name}: found {f}, expected {e}"))
+        .chain(moves_left)
         .collect::<Vec<_>>()
         .join(", ")
 }

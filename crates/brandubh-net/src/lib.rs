@@ -45,7 +45,7 @@ pub use checkpoint::{CheckpointError, CheckpointMeta, SaveOptions};
 pub use evaluator::{NetEvaluator, legal_softmax};
 pub use fast::FastNet;
 pub use folded::FoldedNet;
-pub use model::{NetConfig, NetOutput, PolicyValueNet};
+pub use model::{MOVES_LEFT_SCALE, NetConfig, NetOutput, PolicyValueNet};
 pub use optimize::{
     Batch, BatchBuilder, BatchError, OptimizerConfig, OptimizerKind, StepStats, Trainer,
 };

@@ -7,7 +7,14 @@
 //! policy head      1×1 conv → Pc, BN, ReLU, flatten [B, Pc·49], linear → [B, 1176]
 //! value head       1×1 conv → Vc, BN, ReLU, flatten [B, Vc·49], linear → H, ReLU,
 //!                  linear → 1, tanh                             [B, 1]
+//! moves-left head  (optional) 1×1 conv → Vc, BN, ReLU, flatten, linear → M, ReLU,
+//!                  linear → 1                                   [B, 1]
 //! ```
+//!
+//! The moves-left head (lc0's name) is an auxiliary training target: it learns the plies to
+//! the game's end divided by [`MOVES_LEFT_SCALE`], sharing the tower with the other heads.
+//! No inference path reads it: [`crate::FoldedNet`], [`crate::FastNet`] and the ONNX export
+//! leave it out, so a network with one plays exactly as it would without.
 //!
 //! Code is generic over the device: the same model runs on `Device::flex()` (the default
 //! CPU backend), on `Device::flex().autodiff()` for training, or on a CUDA device where the
@@ -43,7 +50,15 @@ pub struct NetConfig {
     /// Width of the value head's hidden layer.
     #[config(default = 64)]
     pub value_hidden: usize,
+    /// Width of the moves-left head's hidden layer; `None`: no moves-left head (every
+    /// checkpoint and agent file written before the head existed says nothing, which reads
+    /// as `None`).
+    pub moves_left_hidden: Option<usize>,
 }
+
+/// The moves-left head learns `plies to the end / MOVES_LEFT_SCALE`: games last about 25
+/// plies, so targets are mostly below 1.
+pub const MOVES_LEFT_SCALE: f32 = 50.0;
 
 impl Default for NetConfig {
     fn default() -> Self {
@@ -70,11 +85,15 @@ impl NetConfig {
             && self.policy_channels <= Self::MAX_HEAD
             && self.value_channels <= Self::MAX_HEAD
             && self.value_hidden <= Self::MAX_HEAD
+            && self.moves_left_hidden.unwrap_or(1) <= Self::MAX_HEAD
         {
             return Ok(());
         }
+        let moves_left = self
+            .moves_left_hidden
+            .map_or(String::new(), |m| format!("/{m}"));
         Err(format!(
-            "implausible model: channels {}, blocks {}, heads {}/{}/{} (each at least 1; at most {}, {}, {})",
+            "implausible model: channels {}, blocks {}, heads {}/{}/{}{moves_left} (each at least 1; at most {}, {}, {})",
             self.channels,
             self.blocks,
             self.policy_channels,
@@ -92,13 +111,7 @@ impl NetConfig {
     /// If a size is zero.
     #[must_use]
     pub fn init(&self, device: &Device) -> PolicyValueNet {
-        assert!(
-            self.channels > 0
-                && self.policy_channels > 0
-                && self.value_channels > 0
-                && self.value_hidden > 0,
-            "network sizes must be positive: {self:?}"
-        );
+        assert!(self.is_valid(), "network sizes must be positive: {self:?}");
         let c = self.channels;
         PolicyValueNet {
             stem: ConvBn::new(NUM_PLANES, c, 3, device),
@@ -115,6 +128,11 @@ impl NetConfig {
             value_fc1: LinearConfig::new(self.value_channels * PLANE_SIZE, self.value_hidden)
                 .init(device),
             value_fc2: LinearConfig::new(self.value_hidden, 1).init(device),
+            moves_left: self.moves_left_hidden.map(|m| MovesLeftHead {
+                conv: ConvBn::new(c, self.value_channels, 1, device),
+                fc1: LinearConfig::new(self.value_channels * PLANE_SIZE, m).init(device),
+                fc2: LinearConfig::new(m, 1).init(device),
+            }),
         }
     }
 
@@ -125,9 +143,11 @@ impl NetConfig {
             && self.policy_channels > 0
             && self.value_channels > 0
             && self.value_hidden > 0
+            && self.moves_left_hidden != Some(0)
     }
 
     /// Multiply-adds × 2 of one position's forward pass (convolutions and linear layers).
+    /// The moves-left head is left out: no inference path computes it.
     #[must_use]
     pub fn flops_per_position(&self) -> u64 {
         let (c, sq) = (self.channels as u64, PLANE_SIZE as u64);
@@ -206,6 +226,19 @@ pub struct PolicyValueNet {
     pub value_fc1: Linear,
     /// `[H] → [1]`.
     pub value_fc2: Linear,
+    /// The auxiliary moves-left head, when the config has one.
+    pub moves_left: Option<MovesLeftHead>,
+}
+
+/// The moves-left head: plies to the game's end / [`MOVES_LEFT_SCALE`], from the tower.
+#[derive(Module, Debug)]
+pub struct MovesLeftHead {
+    /// 1×1 conv `C → Vc` + BN (its own, not the value head's).
+    pub conv: ConvBn,
+    /// `[Vc·49] → [M]`.
+    pub fc1: Linear,
+    /// `[M] → [1]`, no activation.
+    pub fc2: Linear,
 }
 
 /// What the network says about a batch.
@@ -215,10 +248,14 @@ pub struct NetOutput {
     pub policy_logits: Tensor<2>,
     /// Values `[B, 1]` in (-1, 1), from the side to move's view.
     pub value: Tensor<2>,
+    /// Predicted plies to the end / [`MOVES_LEFT_SCALE`] `[B, 1]`, when the model has a
+    /// moves-left head.
+    pub moves_left: Option<Tensor<2>>,
 }
 
 impl PolicyValueNet {
-    /// Forward pass: planes `[B, 9, 7, 7]` → logits `[B, 1176]` and values `[B, 1]`.
+    /// Forward pass: planes `[B, 9, 7, 7]` → logits `[B, 1176]`, values `[B, 1]` and, with
+    /// a moves-left head, its predictions `[B, 1]`.
     pub fn forward(&self, input: Tensor<4>) -> NetOutput {
         let mut x = relu(self.stem.forward(input)); // [B, C, 7, 7]
         for block in &self.blocks {
@@ -226,12 +263,18 @@ impl PolicyValueNet {
         }
         let p = relu(self.policy_conv.forward(x.clone())); // [B, Pc, 7, 7]
         let policy_logits = self.policy_fc.forward(p.flatten::<2>(1, 3)); // [B, 1176]
+        let moves_left = self.moves_left.as_ref().map(|head| {
+            let m = relu(head.conv.forward(x.clone())); // [B, Vc, 7, 7]
+            let m = relu(head.fc1.forward(m.flatten::<2>(1, 3))); // [B, M]
+            head.fc2.forward(m) // [B, 1]
+        });
         let v = relu(self.value_conv.forward(x)); // [B, Vc, 7, 7]
         let v = relu(self.value_fc1.forward(v.flatten::<2>(1, 3))); // [B, H]
         let value = tanh(self.value_fc2.forward(v)); // [B, 1]
         NetOutput {
             policy_logits,
             value,
+            moves_left,
         }
     }
 
@@ -248,6 +291,10 @@ impl PolicyValueNet {
             policy_channels: pc,
             value_channels: vc,
             value_hidden: h,
+            moves_left_hidden: self
+                .moves_left
+                .as_ref()
+                .map(|head| head.fc1.weight.dims()[1]),
         }
     }
 

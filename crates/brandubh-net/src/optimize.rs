@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::encoding::{self, BOARD_SIZE, INPUT_SIZE, NUM_PLANES, POLICY_SIZE};
-use crate::model::PolicyValueNet;
+use crate::model::{MOVES_LEFT_SCALE, PolicyValueNet};
 
 /// A sample that cannot go into a batch; `sample` is its index in the batch.
 #[derive(Debug, Error, Clone, PartialEq)]
@@ -103,6 +103,13 @@ pub enum BatchError {
         /// The value.
         value: f32,
     },
+    /// A moves-left target given with no sample to go with it: before the first sample,
+    /// or twice for one.
+    #[error("plies to the end given without a sample of their own (after {samples} samples)")]
+    StrayMovesLeft {
+        /// Samples in the builder.
+        samples: usize,
+    },
 }
 
 /// Collects samples on the CPU; [`BatchBuilder::build`] turns them into a [`Batch`].
@@ -113,6 +120,8 @@ pub struct BatchBuilder {
     policy: Vec<f32>,
     legal: Vec<bool>,
     values: Vec<f32>,
+    /// Moves-left targets (plies / [`MOVES_LEFT_SCALE`]) of the first samples.
+    moves_left: Vec<f32>,
     scratch: Vec<f32>,
 }
 
@@ -141,6 +150,25 @@ impl BatchBuilder {
         self.policy.clear();
         self.legal.clear();
         self.values.clear();
+        self.moves_left.clear();
+    }
+
+    /// Gives the sample pushed last its moves-left target: `plies` to the game's end (the
+    /// network learns `plies / MOVES_LEFT_SCALE`). A batch has moves-left targets only when
+    /// every sample got one; a model with a moves-left head trains that head on such
+    /// batches only.
+    pub fn push_plies_to_end(&mut self, plies: u32) -> Result<(), BatchError> {
+        if self.moves_left.len() + 1 != self.len() {
+            return Err(BatchError::StrayMovesLeft {
+                samples: self.len(),
+            });
+        }
+        #[allow(
+            clippy::cast_precision_loss,
+            reason = "plies of a game are far below 2^24"
+        )]
+        self.moves_left.push(plies as f32 / MOVES_LEFT_SCALE);
+        Ok(())
     }
 
     /// Adds a position that has occurred `repetitions` times, with its legal `moves`, the
@@ -254,6 +282,9 @@ impl BatchBuilder {
                 device,
             ),
             value_targets: Tensor::from_data(TensorData::new(self.values.clone(), [n, 1]), device),
+            moves_left_targets: (n > 0 && self.moves_left.len() == n).then(|| {
+                Tensor::from_data(TensorData::new(self.moves_left.clone(), [n, 1]), device)
+            }),
         }
     }
 }
@@ -271,6 +302,9 @@ pub struct Batch {
     pub legal_mask: Tensor<2, Bool>,
     /// Value targets `[B, 1]` in [-1, 1], from the side to move's view.
     pub value_targets: Tensor<2>,
+    /// Moves-left targets `[B, 1]`: plies to the game's end / [`MOVES_LEFT_SCALE`], when
+    /// every sample has one ([`BatchBuilder::push_plies_to_end`]).
+    pub moves_left_targets: Option<Tensor<2>>,
 }
 
 impl Batch {
@@ -290,22 +324,31 @@ impl Batch {
 /// The loss terms of a batch, as tensors (so `total` can be differentiated).
 #[derive(Debug)]
 pub struct Losses {
-    /// `policy + value_weight * value`, `[1]`.
+    /// `policy + value_weight * value (+ moves_left_weight * moves_left)`, `[1]`.
     pub total: Tensor<1>,
     /// Mean cross-entropy of the target policy against the softmax over legal moves, `[1]`.
     pub policy: Tensor<1>,
     /// Mean squared error of the value, `[1]`.
     pub value: Tensor<1>,
+    /// Mean squared error of the moves-left head, `[1]`, when the model has the head and
+    /// the batch its targets.
+    pub moves_left: Option<Tensor<1>>,
 }
 
 /// Logit given to illegal moves before the softmax: finite so that a zero target times
 /// its log-probability is zero, not NaN.
 const MASKED_LOGIT: f32 = -1.0e9;
 
-/// Policy cross-entropy over the legal moves plus `value_weight` × value MSE. L2
-/// regularisation is the optimizer's weight decay, not a term here.
+/// Policy cross-entropy over the legal moves plus `value_weight` × value MSE, plus
+/// `moves_left_weight` × the moves-left head's MSE when the model has that head and the batch
+/// its targets. L2 regularisation is the optimizer's weight decay, not a term here.
 #[must_use]
-pub fn losses(model: &PolicyValueNet, batch: &Batch, value_weight: f32) -> Losses {
+pub fn losses(
+    model: &PolicyValueNet,
+    batch: &Batch,
+    value_weight: f32,
+    moves_left_weight: f32,
+) -> Losses {
     let out = model.forward(batch.inputs.clone());
     let illegal = batch.legal_mask.clone().bool_not();
     let logits = out.policy_logits.mask_fill(illegal, MASKED_LOGIT); // [B, 1176]
@@ -316,11 +359,22 @@ pub fn losses(model: &PolicyValueNet, batch: &Batch, value_weight: f32) -> Losse
         .mean(); // [1]
     let diff = out.value - batch.value_targets.clone(); // [B, 1]
     let value = (diff.clone() * diff).mean(); // [1]
-    let total = policy.clone() + value.clone().mul_scalar(value_weight);
+    let mut total = policy.clone() + value.clone().mul_scalar(value_weight);
+    let moves_left =
+        out.moves_left
+            .zip(batch.moves_left_targets.clone())
+            .map(|(predicted, target)| {
+                let diff = predicted - target; // [B, 1]
+                (diff.clone() * diff).mean() // [1]
+            });
+    if let Some(m) = &moves_left {
+        total = total + m.clone().mul_scalar(moves_left_weight);
+    }
     Losses {
         total,
         policy,
         value,
+        moves_left,
     }
 }
 
@@ -345,15 +399,20 @@ pub struct OptimizerConfig {
     pub weight_decay: f32,
     /// Weight of the value MSE against the policy cross-entropy.
     pub value_weight: f32,
+    /// Weight of the moves-left head's MSE (a model without that head ignores it).
+    /// Checkpoints written before the head existed say nothing, which reads as 0.
+    #[serde(default)]
+    pub moves_left_weight: f32,
 }
 
 impl Default for OptimizerConfig {
-    /// Adam, weight decay 1e-4, value weight 1.
+    /// Adam, weight decay 1e-4, value weight 1, moves-left weight 0.
     fn default() -> Self {
         OptimizerConfig {
             optimizer: OptimizerKind::Adam,
             weight_decay: 1e-4,
             value_weight: 1.0,
+            moves_left_weight: 0.0,
         }
     }
 }
@@ -386,7 +445,9 @@ pub struct StepStats {
     pub policy_loss: f32,
     /// Value MSE.
     pub value_loss: f32,
-    /// `policy_loss + value_weight * value_loss`.
+    /// The moves-left head's MSE, when there was one ([`Losses::moves_left`]).
+    pub moves_left_loss: Option<f32>,
+    /// `policy_loss + value_weight * value_loss (+ moves_left_weight * moves_left_loss)`.
     pub total_loss: f32,
 }
 
@@ -432,7 +493,12 @@ impl Trainer {
     /// One optimizer step on `batch` with learning rate `lr`; returns the losses before
     /// the step.
     pub fn step(&mut self, batch: &Batch, lr: f64) -> StepStats {
-        let l = losses(&self.model, batch, self.config.value_weight);
+        let l = losses(
+            &self.model,
+            batch,
+            self.config.value_weight,
+            self.config.moves_left_weight,
+        );
         let stats = read_stats(batch.len(), &l);
         let grads = GradientsParams::from_grads(l.total.backward(), &self.model);
         self.model = self.optimizer.0.step(lr, self.model.clone(), grads);
@@ -451,10 +517,15 @@ impl Trainer {
             policy_targets: batch.policy_targets.clone().to_device(&device),
             legal_mask: batch.legal_mask.clone().to_device(&device),
             value_targets: batch.value_targets.clone().to_device(&device),
+            moves_left_targets: batch
+                .moves_left_targets
+                .as_ref()
+                .map(|t| t.clone().to_device(&device)),
         };
+        let c = &self.config;
         read_stats(
             batch.len(),
-            &losses(&model, &batch, self.config.value_weight),
+            &losses(&model, &batch, c.value_weight, c.moves_left_weight),
         )
     }
 
@@ -518,6 +589,7 @@ fn read_stats(samples: usize, l: &Losses) -> StepStats {
         samples,
         policy_loss: scalar(&l.policy),
         value_loss: scalar(&l.value),
+        moves_left_loss: l.moves_left.as_ref().map(scalar),
         total_loss: scalar(&l.total),
     }
 }

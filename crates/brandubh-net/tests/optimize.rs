@@ -58,7 +58,7 @@ fn loss_is_cross_entropy_over_legal_moves_plus_value_mse() {
     }
     want_policy /= leaves.len() as f64;
     want_value /= leaves.len() as f64;
-    let l = optimize::losses(&model, &builder.build(&device), 0.5);
+    let l = optimize::losses(&model, &builder.build(&device), 0.5, 0.0);
     let policy = l.policy.into_scalar::<f32>();
     let value = l.value.into_scalar::<f32>();
     let total = l.total.into_scalar::<f32>();

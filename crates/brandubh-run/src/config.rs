@@ -305,6 +305,13 @@ pub struct TrainingConfig {
     /// (uniform over the window).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recency_half_life: Option<f64>,
+    /// If set, the network gets a moves-left head (lc0's name) trained on the plies to the
+    /// game's end, with this weight on its MSE against the policy loss: an auxiliary target
+    /// for the shared tower, which no search reads. Range (0, 100]. Default: off (no head;
+    /// the run's checkpoints then load only into networks without one, and the other way
+    /// round).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moves_left_loss_weight: Option<f64>,
 }
 
 impl Default for TrainingConfig {
@@ -325,6 +332,7 @@ impl Default for TrainingConfig {
             window_alpha: 0.75,
             max_sample_reuse: None,
             recency_half_life: None,
+            moves_left_loss_weight: None,
         }
     }
 }
@@ -883,6 +891,14 @@ impl RunConfig {
         if let Some(h) = t.recency_half_life {
             float("training.recency_half_life", h, Open(0.0), Closed(100.0))?;
         }
+        if let Some(w) = t.moves_left_loss_weight {
+            float(
+                "training.moves_left_loss_weight",
+                w,
+                Open(0.0),
+                Closed(100.0),
+            )?;
+        }
         Ok(())
     }
 
@@ -1291,6 +1307,7 @@ fn known_keys() -> Vec<String> {
     full.selfplay.opening_random_plies = Some(0);
     full.training.max_sample_reuse = Some(1.0);
     full.training.recency_half_life = Some(1.0);
+    full.training.moves_left_loss_weight = Some(1.0);
     let mut keys: Vec<String> = Vec::new();
     for leaf in leaves(&full).into_keys() {
         let mut prefix = String::new();
@@ -1534,6 +1551,14 @@ mod tests {
                 "[training]\nrecency_half_life = 0",
                 "training.recency_half_life",
             ),
+            (
+                "[training]\nmoves_left_loss_weight = 0",
+                "training.moves_left_loss_weight",
+            ),
+            (
+                "[training]\nmoves_left_loss_weight = 101",
+                "training.moves_left_loss_weight",
+            ),
             ("[evaluation]\nmatches = 10001", "evaluation.matches"),
             ("[evaluation]\nbaseline = \" \"", "evaluation.baseline"),
             (
@@ -1569,6 +1594,7 @@ mod tests {
         c.training.lr_schedule = vec![(10, 0.01), (20, 0.001)];
         c.training.max_sample_reuse = Some(4.0);
         c.training.recency_half_life = Some(0.25);
+        c.training.moves_left_loss_weight = Some(0.5);
         c.evaluation.baseline = "random".into();
         let text = c.to_toml_string().unwrap();
         assert_eq!(RunConfig::from_toml_str(&text, "rt.toml").unwrap(), c);

@@ -107,6 +107,10 @@ pub struct IterationMetrics {
     /// Mean value MSE over the iteration's steps.
     #[serde(with = "nan_as_null")]
     pub value_loss: f64,
+    /// Mean MSE of the moves-left head over the iteration's steps (plies to the end / 50),
+    /// in runs whose network has one (`training.moves_left_loss_weight`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moves_left_loss: Option<f64>,
     /// Mean total loss (policy + weighted value + L2).
     #[serde(with = "nan_as_null")]
     pub total_loss: f64,
@@ -274,6 +278,7 @@ pub(crate) mod tests {
             training_steps: 40,
             policy_loss: 3.0 / (1.0 + 0.1 * x),
             value_loss: 0.9 / (1.0 + 0.05 * x),
+            moves_left_loss: None,
             total_loss: 3.0 / (1.0 + 0.1 * x) + 0.9 / (1.0 + 0.05 * x),
             learning_rate: 0.002,
             window_size: 2000 + 100 * u64::from(i),

@@ -152,18 +152,24 @@ fn panels(records: &[IterationMetrics]) -> [Panel<'static>; 4] {
             Some(r.resigned_rate)
         }));
     }
+    let mut losses = vec![
+        Series::new("total", GREY, records, |r| Some(r.total_loss)),
+        Series::new("policy (cross-entropy)", BLUE_, records, |r| {
+            Some(r.policy_loss)
+        }),
+        Series::new("value (MSE)", ORANGE, records, |r| Some(r.value_loss)),
+    ];
+    if records.iter().any(|r| r.moves_left_loss.is_some()) {
+        losses.push(Series::new("moves left (MSE)", PURPLE, records, |r| {
+            r.moves_left_loss
+        }));
+    }
     [
         Panel {
             title: "Training loss",
             y_label: "loss",
             fixed_y: None,
-            series: vec![
-                Series::new("total", GREY, records, |r| Some(r.total_loss)),
-                Series::new("policy (cross-entropy)", BLUE_, records, |r| {
-                    Some(r.policy_loss)
-                }),
-                Series::new("value (MSE)", ORANGE, records, |r| Some(r.value_loss)),
-            ],
+            series: losses,
         },
         Panel {
             title: "Results",

@@ -247,12 +247,18 @@ pub fn selfplay_settings(config: &RunConfig) -> Result<SelfPlaySettings, Setting
     })
 }
 
-/// The network shape of a run.
+/// The network shape of a run: with `training.moves_left_loss_weight` set, a moves-left
+/// head as wide as the value head's hidden layer.
 #[must_use]
 pub fn net_config(config: &RunConfig) -> NetConfig {
-    NetConfig::new()
+    let net = NetConfig::new()
         .with_channels(config.model.channels as usize)
-        .with_blocks(config.model.blocks as usize)
+        .with_blocks(config.model.blocks as usize);
+    let moves_left = config
+        .training
+        .moves_left_loss_weight
+        .map(|_| net.value_hidden);
+    net.with_moves_left_hidden(moves_left)
 }
 
 /// The network crate's training settings (optimizer, weight decay, value weight) of a run.
@@ -268,6 +274,7 @@ pub fn net_train_config(config: &RunConfig) -> OptimizerConfig {
         },
         weight_decay: t.weight_decay as f32,
         value_weight: t.value_loss_weight as f32,
+        moves_left_weight: t.moves_left_loss_weight.unwrap_or(0.0) as f32,
     }
 }
 
@@ -482,6 +489,8 @@ struct TrainingOutcome {
     window: usize,
     policy_loss: f64,
     value_loss: f64,
+    /// With a moves-left head.
+    moves_left_loss: Option<f64>,
     total_loss: f64,
     seconds: f64,
 }
@@ -624,6 +633,8 @@ impl Iteration<'_> {
         let mut rng = ChaCha8Rng::seed_from_u64(self.seed(2));
         let mut builder = BatchBuilder::new();
         let mut sums = [0.0f64; 3];
+        let mut moves_left_sum: Option<f64> = None;
+        let moves_left = config.training.moves_left_loss_weight.is_some();
         for step in 0..steps {
             builder.clear();
             // Each sample already comes under a symmetry drawn uniformly from the 8
@@ -640,6 +651,11 @@ impl Iteration<'_> {
                         Symmetry::Identity,
                     )
                     .map_err(|e| RunError::Batch(e.to_string()))?;
+                if moves_left {
+                    builder
+                        .push_plies_to_end(sample.plies_to_end)
+                        .map_err(|e| RunError::Batch(e.to_string()))?;
+                }
             }
             let batch = builder.build(trainer.device());
             let s = trainer.step(&batch, learning_rate);
@@ -648,6 +664,9 @@ impl Iteration<'_> {
                 .zip([s.policy_loss, s.value_loss, s.total_loss])
             {
                 *sum += f64::from(loss);
+            }
+            if let Some(loss) = s.moves_left_loss {
+                *moves_left_sum.get_or_insert(0.0) += f64::from(loss);
             }
             observer.training_step(step + 1, &s);
         }
@@ -664,6 +683,7 @@ impl Iteration<'_> {
             window: window.len(),
             policy_loss: mean(sums[0]),
             value_loss: mean(sums[1]),
+            moves_left_loss: moves_left_sum.map(mean),
             total_loss: mean(sums[2]),
             seconds: t0.elapsed().as_secs_f64(),
         };
@@ -756,6 +776,7 @@ impl Iteration<'_> {
             training_steps: training.steps,
             policy_loss: training.policy_loss,
             value_loss: training.value_loss,
+            moves_left_loss: training.moves_left_loss,
             total_loss: training.total_loss,
             learning_rate: training.learning_rate,
             window_size: training.window as u64,

@@ -355,3 +355,42 @@ fn evaluation_is_asked_to_search_with_the_runs_settings() {
         .collect();
     assert_eq!(recording.0, expected);
 }
+
+/// `training.moves_left_loss_weight`: the run's network has a moves-left head, trained on
+/// the plies to the end of the window's games, and each metrics line reports its loss.
+#[test]
+fn a_moves_left_weight_trains_a_head_and_reports_its_loss() {
+    let (_tmp, run_dir) = scratch_run();
+    let mut config = tiny();
+    config.training.moves_left_loss_weight = Some(1.0);
+    train(&config, &run_dir, None).unwrap();
+    let dir = RunDir::new(&run_dir);
+    let expected = run::net_config(&config);
+    assert!(expected.moves_left_hidden.is_some());
+    let (first, _) = checkpoint::load(dir.checkpoint(0), &Device::flex(), Some(&expected)).unwrap();
+    let (last, _) = checkpoint::load(dir.checkpoint(2), &Device::flex(), Some(&expected)).unwrap();
+    // The head's weights moved: it was trained, not only carried along.
+    let weights = |m: &brandubh_net::PolicyValueNet| {
+        m.moves_left
+            .as_ref()
+            .unwrap()
+            .fc2
+            .weight
+            .val()
+            .into_data()
+            .try_to_vec::<f32>()
+            .unwrap()
+    };
+    assert_ne!(weights(&first), weights(&last));
+    let lines = metrics::read_metrics(&dir.metrics()).unwrap();
+    assert_eq!(lines.len(), 2);
+    for m in &lines {
+        let loss = m.moves_left_loss.expect("reported with a head");
+        assert!(loss.is_finite() && loss > 0.0, "{loss}");
+    }
+    // Without the weight, the same run has no head and no such loss.
+    let (_tmp2, plain_dir) = scratch_run();
+    train(&tiny(), &plain_dir, Some(1)).unwrap();
+    let plain = metrics::read_metrics(&RunDir::new(&plain_dir).metrics()).unwrap();
+    assert!(plain.iter().all(|m| m.moves_left_loss.is_none()));
+}
