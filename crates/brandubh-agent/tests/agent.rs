@@ -433,3 +433,36 @@ fn a_thinker_keeps_its_tree_over_both_sides_moves_and_keeps_to_a_deadline() {
         replay.play(mv).unwrap();
     }
 }
+
+/// A network trained with a moves-left head (`training.moves_left_loss_weight`) exports and
+/// loads like any other; the head travels in the file and the meta, and play reads only the
+/// policy and the value.
+#[test]
+fn a_network_with_a_moves_left_head_exports_and_plays() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = NetConfig::new()
+        .with_channels(8)
+        .with_blocks(1)
+        .with_moves_left_hidden(Some(16));
+    let model = config.init(&Device::flex());
+    let stem = tmp.path().join("iter-000001");
+    checkpoint::save(&stem, &model, &SaveOptions::at_step(1)).unwrap();
+    let out = tmp.path().join("headed.agent");
+    let options = ExportOptions {
+        name: "headed".into(),
+        search: SearchSettings::new(Algorithm::Puct, 8),
+    };
+    export_checkpoint(&stem, &out, &options).unwrap();
+    let agent = Agent::load(&out).unwrap();
+    assert_eq!(agent.meta().model, config);
+    let mut inputs = Vec::new();
+    for (p, reps) in some_positions() {
+        inputs.extend(encoding::encode(&p, reps));
+    }
+    let a = FastNet::from_model(&model).forward(&inputs);
+    let b = agent.net().forward(&inputs);
+    assert_eq!(a.values, b.values);
+    assert_eq!(a.policy_logits, b.policy_logits);
+    let mut player = agent.player_with(None, Some(8), 1).unwrap();
+    assert!(player.choose(&Game::default()).is_ok());
+}
