@@ -14,7 +14,7 @@
 //! The moves-left head (lc0's name) is an auxiliary training target: it learns the plies to
 //! the game's end divided by [`MOVES_LEFT_SCALE`], sharing the tower with the other heads.
 //! No inference path reads it: [`crate::FoldedNet`], [`crate::FastNet`] and the ONNX export
-//! leave it out, so a network with one plays exactly as it would without.
+//! leave it out: it changes play only through what the shared tower learns from it.
 //!
 //! Code is generic over the device: the same model runs on `Device::flex()` (the default
 //! CPU backend), on `Device::flex().autodiff()` for training, or on a CUDA device where the
