@@ -302,8 +302,11 @@ impl Observer for Bars {
     fn training_step(&mut self, step: u32, stats: &StepStats) {
         if let Some(bar) = &self.bar {
             bar.set_position(u64::from(step));
+            let moves_left = stats
+                .moves_left_loss
+                .map_or(String::new(), |l| format!(", moves left {l:.3}"));
             bar.set_message(format!(
-                "loss {:.3} (policy {:.3}, value {:.3})",
+                "loss {:.3} (policy {:.3}, value {:.3}{moves_left})",
                 stats.total_loss, stats.policy_loss, stats.value_loss
             ));
         }
@@ -351,8 +354,11 @@ impl Observer for Bars {
         } else {
             String::new()
         };
+        let moves_left = m
+            .moves_left_loss
+            .map_or(String::new(), |l| format!(", moves left {l:.3}"));
         tracing::info!(
-            "iteration {}: {} games ({:.0} plies avg, white {:.0}% black {:.0}% unfinished {:.0}%{}), {} positions, {:.0} evals/s, loss {:.3} (policy {:.3}, value {:.3}), {:.0}+{:.0} s{}{}",
+            "iteration {}: {} games ({:.0} plies avg, white {:.0}% black {:.0}% unfinished {:.0}%{}), {} positions, {:.0} evals/s, loss {:.3} (policy {:.3}, value {:.3}{}), {:.0}+{:.0} s{}{}",
             m.iteration,
             m.selfplay_games,
             m.mean_game_length,
@@ -365,6 +371,7 @@ impl Observer for Bars {
             m.total_loss,
             m.policy_loss,
             m.value_loss,
+            moves_left,
             m.selfplay_s,
             m.training_s,
             vs(&m.vs_previous),
