@@ -5,7 +5,14 @@
 //! call (one network forward pass), and hands each search its evaluations back. When a
 //! search is done its move is played (the subtree is kept), and a finished game is sent to
 //! the caller, who writes it to disk as games arrive.
+//!
+//! Seeded sessions repeat exactly, whatever the threads' timing: worker `w` of `T` plays
+//! the games `w, w + T, w + 2T, …` (so each worker's games, batches and evaluator state
+//! depend on the seed alone, as with one worker), and the caller receives the games in
+//! index order (so chunks, the replay window and a resumed iteration see the same games in
+//! the same order: the games written are always the first ones).
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -97,6 +104,8 @@ impl SelfPlayStats {
 
 /// A game being played by a worker.
 struct Slot {
+    /// The game's index in the session.
+    index: u64,
     search: Search,
     record: GameRecord,
     rng: ChaCha8Rng,
@@ -204,7 +213,7 @@ pub fn game_seed(seed: u64, index: u64) -> u64 {
 }
 
 impl SelfPlaySettings {
-    fn start_game(&self, seed: u64) -> Result<Slot, SearchError> {
+    fn start_game(&self, index: u64, seed: u64) -> Result<Slot, SearchError> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         // No number is drawn for forks unless there can be one, so that runs without forks
         // play exactly the games they played before forks existed.
@@ -238,6 +247,7 @@ impl SelfPlaySettings {
         };
         let search = Search::new(game, self.search.clone(), rng.random())?;
         let mut slot = Slot {
+            index,
             search,
             record,
             rng,
@@ -345,8 +355,6 @@ impl SelfPlaySettings {
 /// Counters and flags that a session's workers share.
 #[derive(Debug, Default)]
 struct Shared {
-    /// The next game index to hand out.
-    next_game: AtomicU64,
     /// Set when the session stops early (an error).
     stop: AtomicBool,
     evaluations: AtomicU64,
@@ -374,11 +382,16 @@ struct GameRange {
 
 /// One self-play worker (kZero's executor shape): its evaluator and the games it keeps in
 /// flight. Each round it tops its games up, advances all their searches with one
-/// evaluator call, plays the moves of the searches that are done and sends finished games.
+/// evaluator call, plays the moves of the searches that are done and sends finished games
+/// with their indices.
 struct Worker<'a, E> {
     settings: &'a SelfPlaySettings,
     shared: &'a Shared,
     range: GameRange,
+    /// The next game this worker starts (a session index; it steps by `stride`).
+    next: u64,
+    /// The number of workers.
+    stride: u64,
     evaluator: E,
     slots: Vec<Slot>,
     batcher: Batcher,
@@ -388,7 +401,7 @@ impl<E: Evaluator> Worker<'_, E> {
     /// Plays until no game is left, the session stops or nobody listens any more.
     fn run(
         &mut self,
-        finished: &mpsc::Sender<Result<GameRecord, SearchError>>,
+        finished: &mpsc::Sender<Result<(u64, GameRecord), SearchError>>,
     ) -> Result<(), SearchError> {
         while !self.shared.stop.load(Ordering::Relaxed) {
             self.top_up()?;
@@ -405,15 +418,16 @@ impl<E: Evaluator> Worker<'_, E> {
         Ok(())
     }
 
-    /// Starts new games until `concurrent_games` are in flight or none is left.
+    /// Starts this worker's next games until `concurrent_games` are in flight or none is
+    /// left.
     fn top_up(&mut self) -> Result<(), SearchError> {
-        while self.slots.len() < self.settings.concurrent_games.max(1) {
-            let index = self.shared.next_game.fetch_add(1, Ordering::Relaxed);
-            if index >= self.range.count {
-                break;
-            }
+        while self.slots.len() < self.settings.concurrent_games.max(1)
+            && self.next < self.range.count
+        {
+            let index = self.next;
+            self.next += self.stride;
             let seed = game_seed(self.range.seed, self.range.first + index);
-            self.slots.push(self.settings.start_game(seed)?);
+            self.slots.push(self.settings.start_game(index, seed)?);
         }
         Ok(())
     }
@@ -439,15 +453,17 @@ impl<E: Evaluator> Worker<'_, E> {
         Ok(())
     }
 
-    /// Plays the move of every done search; returns the games that ended.
-    fn play_moves(&mut self) -> Result<Vec<GameRecord>, SearchError> {
+    /// Plays the move of every done search; returns the games that ended, with their
+    /// indices.
+    fn play_moves(&mut self) -> Result<Vec<(u64, GameRecord)>, SearchError> {
         let mut ended = Vec::new();
         let mut i = 0;
         while i < self.slots.len() {
             let slot = &mut self.slots[i];
             let done = slot.search.is_done() && slot.search.in_flight() == 0;
             if done && self.settings.finish_move(slot)? {
-                ended.push(self.slots.swap_remove(i).record);
+                let slot = self.slots.swap_remove(i);
+                ended.push((slot.index, slot.record));
             } else {
                 i += 1;
             }
@@ -458,8 +474,10 @@ impl<E: Evaluator> Worker<'_, E> {
 
 /// Plays games `first_game..first_game + games` (indices seed each game) on
 /// `settings.threads` workers. `make_evaluator(worker)` builds each worker's evaluator on
-/// its thread. `on_game` runs on the calling thread for every finished game, in finishing
-/// order; returning an error stops the session (games in flight are dropped).
+/// its thread. `on_game` runs on the calling thread for every game, in index order (a game
+/// that finishes before an earlier one waits for it; the stats it gets count every game
+/// finished so far); returning an error stops the session (games in flight or waiting are
+/// dropped, so the games delivered are always the first ones).
 pub fn play<E, F, G, Err>(
     settings: &SelfPlaySettings,
     seed: u64,
@@ -482,9 +500,10 @@ where
         count: games,
     };
     let mut stats = SelfPlayStats::default();
-    let (tx, rx) = mpsc::channel::<Result<GameRecord, SearchError>>();
+    let (tx, rx) = mpsc::channel::<Result<(u64, GameRecord), SearchError>>();
+    let workers = settings.threads.max(1);
     let outcome = std::thread::scope(|scope| {
-        for worker in 0..settings.threads.max(1) {
+        for worker in 0..workers {
             let tx = tx.clone();
             let (shared, make_evaluator) = (&shared, &make_evaluator);
             scope.spawn(move || {
@@ -493,6 +512,8 @@ where
                     settings,
                     shared,
                     range,
+                    next: worker as u64,
+                    stride: workers as u64,
                     evaluator: make_evaluator(worker),
                     slots: Vec::new(),
                     batcher: Batcher::new(),
@@ -507,13 +528,21 @@ where
             });
         }
         drop(tx);
+        // Games that finished before an earlier one, by index.
+        let mut waiting = BTreeMap::new();
+        let mut next_out = 0u64;
         for message in rx.iter() {
-            let stopped = message.map_err(Err::from).and_then(|record| {
+            let stopped = message.map_err(Err::from).and_then(|(index, record)| {
                 stats.games += 1;
                 stats.moves += record.moves.len() as u64;
                 stats.positions += record.positions.len() as u64;
                 shared.stats_into(&mut stats, t0);
-                on_game(record, &stats)
+                waiting.insert(index, record);
+                while let Some(record) = waiting.remove(&next_out) {
+                    next_out += 1;
+                    on_game(record, &stats)?;
+                }
+                Ok(())
             });
             if let Err(e) = stopped {
                 shared.stop.store(true, Ordering::Relaxed);
@@ -531,7 +560,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use brandubh_search::UniformEvaluator;
+    use brandubh_search::{RolloutEvaluator, UniformEvaluator};
 
     fn settings(threads: usize) -> SelfPlaySettings {
         let mut search = SearchConfig::gumbel(8);
@@ -560,18 +589,20 @@ mod tests {
     }
 
     fn collect_with(settings: &SelfPlaySettings, seed: u64) -> (Vec<GameRecord>, SelfPlayStats) {
+        games_of(settings, seed, |_| UniformEvaluator)
+    }
+
+    /// Games 0..7 of seed `seed`, each worker `w` evaluating with `make_evaluator(w)`.
+    fn games_of<E: Evaluator>(
+        settings: &SelfPlaySettings,
+        seed: u64,
+        make_evaluator: impl Fn(usize) -> E + Sync,
+    ) -> (Vec<GameRecord>, SelfPlayStats) {
         let mut games = Vec::new();
-        let stats = play::<_, _, _, SearchError>(
-            settings,
-            seed,
-            0,
-            7,
-            |_| UniformEvaluator,
-            |g, _| {
-                games.push(g);
-                Ok(())
-            },
-        )
+        let stats = play::<_, _, _, SearchError>(settings, seed, 0, 7, make_evaluator, |g, _| {
+            games.push(g);
+            Ok(())
+        })
         .unwrap();
         (games, stats)
     }
@@ -635,6 +666,75 @@ mod tests {
         let mut c = collect(1, 10).0;
         c.sort_by_key(key);
         assert_ne!(a, c);
+    }
+
+    /// Games 0..7 of seed `seed` on `threads` workers whose evaluators keep state: random
+    /// playouts from a generator seeded with the worker's number, as the network's random
+    /// symmetries are drawn in training.
+    fn collect_rollouts(threads: usize, seed: u64) -> Vec<GameRecord> {
+        games_of(&settings(threads), seed, |worker| {
+            RolloutEvaluator::new(100 + worker as u64, 12)
+        })
+        .0
+    }
+
+    #[test]
+    fn games_arrive_in_index_order_whatever_the_workers() {
+        // With a stateless evaluator a game depends on its index alone, so the sessions
+        // agree game for game, in order, whatever the number of workers.
+        let one = collect(1, 9).0;
+        assert_eq!(one.len(), 7);
+        assert_eq!(collect(2, 9).0, one);
+        assert_eq!(collect(3, 9).0, one);
+        assert_eq!(collect(8, 9).0, one, "more workers than games");
+    }
+
+    #[test]
+    fn seeded_sessions_repeat_with_several_workers_and_stateful_evaluators() {
+        let first = collect_rollouts(2, 5);
+        for _ in 0..3 {
+            assert_eq!(collect_rollouts(2, 5), first);
+        }
+        assert_eq!(collect_rollouts(3, 5), collect_rollouts(3, 5));
+        // The evaluators' state does decide the games: a different split of the games
+        // between workers plays others.
+        assert_ne!(collect_rollouts(1, 5), first);
+    }
+
+    /// Why a test session stopped.
+    #[derive(Debug, PartialEq)]
+    enum Stop {
+        Enough,
+        Search(String),
+    }
+
+    impl From<SearchError> for Stop {
+        fn from(e: SearchError) -> Stop {
+            Stop::Search(e.to_string())
+        }
+    }
+
+    #[test]
+    fn a_session_stopped_early_has_delivered_the_first_games() {
+        let all = collect(2, 9).0;
+        let mut got = Vec::new();
+        let stopped = play::<_, _, _, Stop>(
+            &settings(2),
+            9,
+            0,
+            7,
+            |_| UniformEvaluator,
+            |g, _| {
+                got.push(g);
+                if got.len() == 3 {
+                    Err(Stop::Enough)
+                } else {
+                    Ok(())
+                }
+            },
+        );
+        assert_eq!(stopped.unwrap_err(), Stop::Enough);
+        assert_eq!(got, all[..3]);
     }
 
     /// Self-play with `fork_fraction` of the games forked from `pool`.
@@ -762,7 +862,7 @@ mod tests {
         s.forks = Arc::new(ForkPool::new(&pool));
         let forked = (0..200)
             .filter(|&i| {
-                let slot = s.start_game(game_seed(3, i)).unwrap();
+                let slot = s.start_game(i, game_seed(3, i)).unwrap();
                 // A forked game starts with the pool line's moves and no recorded
                 // position: what came before the fork is no training target.
                 assert_eq!(slot.record.moves.len(), slot.search.game().ply());
@@ -805,20 +905,7 @@ mod tests {
         let mut s = settings(1);
         s.resign = Some(RULE);
         s.resign_check_fraction = check_fraction;
-        let mut games = Vec::new();
-        play::<_, _, _, SearchError>(
-            &s,
-            11,
-            0,
-            7,
-            |_| WhiteIsLost,
-            |g, _| {
-                games.push(g);
-                Ok(())
-            },
-        )
-        .unwrap();
-        games
+        games_of(&s, 11, |_| WhiteIsLost).0
     }
 
     #[test]
@@ -866,7 +953,7 @@ mod tests {
         s.resign = Some(RULE);
         s.resign_check_fraction = 0.25;
         let kept = (0..200)
-            .filter(|&i| s.start_game(game_seed(3, i)).unwrap().resign.is_none())
+            .filter(|&i| s.start_game(i, game_seed(3, i)).unwrap().resign.is_none())
             .count();
         assert!((30..=70).contains(&kept), "{kept} of 200 kept");
     }
