@@ -272,6 +272,51 @@ fn games_written_before_a_crash_are_kept_and_not_replayed() {
     );
 }
 
+/// The opening plies (played at random from each game's seed) of every game of
+/// `iteration`, in chunk order.
+fn openings_of(dir: &RunDir, iteration: u32, plies: usize) -> Vec<Vec<brandubh_rules::Move>> {
+    let mut entries = replay::list_chunks(&dir.chunks()).unwrap();
+    entries.retain(|e| e.iteration == iteration);
+    entries.sort_by_key(|e| e.seq);
+    entries
+        .iter()
+        .flat_map(|e| replay::read_chunk(&e.path).unwrap().games)
+        .map(|g| g.moves[..plies].to_vec())
+        .collect()
+}
+
+#[test]
+fn an_iteration_cut_short_is_completed_with_the_game_seeds_not_yet_on_disk() {
+    let mut config = tiny();
+    // Random opening plies, drawn from each game's seed, tell the games' seeds apart.
+    let plies = 3;
+    config.selfplay.opening_random_plies = Some(plies as u32);
+    let (_full_tmp, full_run) = scratch_run();
+    train(&config, &full_run, None).unwrap();
+    let full = openings_of(&RunDir::new(&full_run), 2, plies);
+    assert_eq!(full.len(), 4);
+
+    let (_tmp, run_dir) = scratch_run();
+    train(&config, &run_dir, Some(1)).unwrap();
+    let dir = RunDir::new(&run_dir);
+    let state_after_1 = std::fs::read(dir.state()).unwrap();
+    train(&config, &run_dir, Some(1)).unwrap();
+    // A kill during iteration 2's self-play, after the chunks of its first two games
+    // (one game a chunk in this configuration) were written.
+    std::fs::write(dir.state(), &state_after_1).unwrap();
+    for entry in replay::list_chunks(&dir.chunks()).unwrap() {
+        if entry.iteration == 2 && entry.seq >= 2 {
+            std::fs::remove_file(&entry.path).unwrap();
+        }
+    }
+    assert_eq!(openings_of(&dir, 2, plies), full[..2]);
+    let state = train(&config, &run_dir, None).unwrap();
+    assert_eq!(state.total_games, 8);
+    // The games on disk were the first two seeds, so the resumed session played the
+    // other two: no seed twice, none skipped, in the uninterrupted run's order.
+    assert_eq!(openings_of(&dir, 2, plies), full);
+}
+
 #[test]
 fn a_changed_configuration_is_refused_unless_forced() {
     let (_tmp, run_dir) = scratch_run();
