@@ -610,7 +610,41 @@ pub fn weights_to_bytes(model: &PolicyValueNet) -> Result<Vec<u8>, String> {
     let model = model.valid();
     let mut store = SafetensorsStore::from_bytes(None);
     model.save_into(&mut store).map_err(|e| e.to_string())?;
-    store.get_bytes().map_err(|e| e.to_string())
+    let bytes = store.get_bytes().map_err(|e| e.to_string())?;
+    canonical_safetensors(bytes)
+}
+
+/// `bytes` (a safetensors image) with the header's `__metadata__` entries in name order.
+/// burn writes them from a hash map, in an order that changes from call to call, so equal
+/// weights would make files (and agent-file hashes) that differ; the tensors themselves
+/// are already in name order. The data section is kept as it is.
+fn canonical_safetensors(bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+    let bad = |why: &str| format!("burn wrote a safetensors image that {why}");
+    let len = bytes
+        .get(..8)
+        .map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default()))
+        .ok_or_else(|| bad("is shorter than its header length"))?;
+    let end = usize::try_from(len)
+        .ok()
+        .and_then(|n| n.checked_add(8))
+        .filter(|&end| end <= bytes.len())
+        .ok_or_else(|| bad("has a header longer than itself"))?;
+    let mut header: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(&bytes[8..end])
+            .map_err(|e| bad(&format!("has a bad header: {e}")))?;
+    if let Some(serde_json::Value::Object(meta)) = header.get_mut("__metadata__") {
+        let mut entries: Vec<_> = std::mem::take(meta).into_iter().collect();
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        meta.extend(entries);
+    }
+    let mut text = serde_json::to_vec(&header).map_err(|e| bad(&e.to_string()))?;
+    // The data section starts 8-byte aligned, as safetensors writers pad it.
+    text.resize(text.len().next_multiple_of(8), b' ');
+    let mut out = Vec::with_capacity(8 + text.len() + bytes.len() - end);
+    out.extend_from_slice(&(text.len() as u64).to_le_bytes());
+    out.extend_from_slice(&text);
+    out.extend_from_slice(&bytes[end..]);
+    Ok(out)
 }
 
 /// A model of `config` on `device` with the tensors of a safetensors file image (the inverse
@@ -748,6 +782,34 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn equal_weights_give_equal_bytes() {
+        let device = Device::flex();
+        let model = NetConfig::new()
+            .with_channels(4)
+            .with_blocks(1)
+            .init(&device);
+        let first = weights_to_bytes(&model).expect("serialise");
+        // burn's metadata map comes out in a new order on most calls.
+        for _ in 0..8 {
+            assert_eq!(weights_to_bytes(&model).expect("serialise"), first);
+        }
+        let len = u64::from_le_bytes(first[..8].try_into().unwrap()) as usize;
+        assert_eq!(len % 8, 0, "the data section starts aligned");
+        let header = std::str::from_utf8(&first[8..8 + len]).unwrap();
+        assert!(
+            header.starts_with(r#"{"__metadata__":{"format":"safetensors","producer":"burn","#),
+            "{header}"
+        );
+        let back = weights_from_bytes(
+            &NetConfig::new().with_channels(4).with_blocks(1),
+            first,
+            &device,
+        )
+        .expect("load");
+        assert_eq!(tensors(&back), tensors(&model));
+    }
 
     /// The hash check stops corrupt files before burn parses them; this checks that the
     /// parser behind it fails cleanly too, should a corrupt file ever get that far.
