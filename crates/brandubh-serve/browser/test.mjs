@@ -152,8 +152,15 @@ try {
   await page.selectOption("#side", "black");
   await page.selectOption("#move-ms", "1000");
   await page.click("#new");
-  await page.waitForSelector("#status.thinking");
-  check((await page.textContent("#status")).includes("is thinking"), "the page shows the agent thinking");
+  // The class and the text are read in one step: on a loaded machine the reply may come
+  // between two separate reads.
+  const thinking = await (
+    await page.waitForFunction(() => {
+      const status = document.getElementById("status");
+      return status.classList.contains("thinking") ? status.textContent : null;
+    })
+  ).jsonValue();
+  check(thinking.includes("is thinking"), `the page shows the agent thinking ("${thinking}")`);
   await page.waitForSelector('#board[data-ply="1"][data-turn="you"]');
   check((await page.textContent("#status")).startsWith("Your move (Black)"), "then it is your move as Black");
   check(errors.length === 0, `no script errors (${errors.join("; ")})`);
