@@ -302,12 +302,12 @@ impl Observer for Bars {
     fn training_step(&mut self, step: u32, stats: &StepStats) {
         if let Some(bar) = &self.bar {
             bar.set_position(u64::from(step));
-            let moves_left = stats
-                .moves_left_loss
-                .map_or(String::new(), |l| format!(", moves left {l:.3}"));
             bar.set_message(format!(
-                "loss {:.3} (policy {:.3}, value {:.3}{moves_left})",
-                stats.total_loss, stats.policy_loss, stats.value_loss
+                "loss {:.3} (policy {:.3}, value {:.3}{})",
+                stats.total_loss,
+                stats.policy_loss,
+                stats.value_loss,
+                moves_left(stats.moves_left_loss.map(f64::from))
             ));
         }
     }
@@ -354,9 +354,6 @@ impl Observer for Bars {
         } else {
             String::new()
         };
-        let moves_left = m
-            .moves_left_loss
-            .map_or(String::new(), |l| format!(", moves left {l:.3}"));
         tracing::info!(
             "iteration {}: {} games ({:.0} plies avg, white {:.0}% black {:.0}% unfinished {:.0}%{}), {} positions, {:.0} evals/s, loss {:.3} (policy {:.3}, value {:.3}{}), {:.0}+{:.0} s{}{}",
             m.iteration,
@@ -371,11 +368,17 @@ impl Observer for Bars {
             m.total_loss,
             m.policy_loss,
             m.value_loss,
-            moves_left,
+            moves_left(m.moves_left_loss),
             m.selfplay_s,
             m.training_s,
             vs(&m.vs_previous),
             vs(&m.vs_baseline),
         );
     }
+}
+
+/// The moves-left loss as the loss lines append it (`, moves left 0.123`), or nothing for
+/// a network without that head.
+fn moves_left(loss: Option<f64>) -> String {
+    loss.map_or(String::new(), |l| format!(", moves left {l:.3}"))
 }
