@@ -4,8 +4,10 @@
 # softened the Gumbel policy target, which default.toml now does from the start), then the
 # export to models/. Prints each command before running it.
 # Override with CONFIG=..., STAGE2=... (empty: no second stage), RUN=..., EXPORT_SIMS=...,
-# EXPORT_ALGO=... and EXPORT_AVERAGE=N (the agent's weights the mean of the last N
-# checkpoints; default 1, as v1 was exported); other arguments go to `brandubh train`.
+# EXPORT_ALGO=..., EXPORT_AVERAGE=N (the agent's weights the mean of the last N
+# checkpoints; default 1, as v1 was exported), OUT=... (default models/brandubh-new.agent, so
+# that the shipped agents are never overwritten) and NAME=... (the agent's name, default
+# brandubh-new); other arguments go to `brandubh train`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 run() { echo "+ $*" >&2; "$@"; }
@@ -23,6 +25,6 @@ fi
 if [ -n "$STAGE2" ]; then
   run ./target/release/brandubh train --config "$STAGE2" --run "$RUN" --force-config "$@"
 fi
-run ./target/release/brandubh export "$RUN" --out models/brandubh-v1.agent \
+run ./target/release/brandubh export "$RUN" --out "${OUT:-models/brandubh-new.agent}" \
   --sims "${EXPORT_SIMS:-1600}" --algo "${EXPORT_ALGO:-puct}" --average "${EXPORT_AVERAGE:-1}" \
-  --name brandubh-v1
+  --name "${NAME:-brandubh-new}"
