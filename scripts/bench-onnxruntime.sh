@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The fast inference path next to onnxruntime, same machine, same run, same weights:
-# the shipped C32xN4 model (models/brandubh-v1.agent) and a seeded random C64xN6 network.
+# v1, the C32xN4 model shipped before v2 (models/brandubh-v1.agent), and a seeded random
+# C64xN6 network.
 #
 #     scripts/bench-onnxruntime.sh [--seconds S] [--rounds R] [--batches 1,16,64] [--threads 1,2]
 #

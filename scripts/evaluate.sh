@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The strength measurements of models/README.md: 100 two-game matches of the shipped agent
-# (models/brandubh-v1.agent, with the search settings stored in it) against each fixed
+# The strength measurements of models/README.md: 100 two-game matches of an agent (default
+# v1, models/brandubh-v1.agent, with the search settings stored in it) against each fixed
 # baseline from seeded openings, then the Elo ladder of the run's checkpoints.
 # Override with AGENT=..., RUN=..., MATCHES=..., SEED=..., LADDER_MATCHES=...
 set -euo pipefail
