@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Load test of `brandubh serve` on loopback: 50 clients playing whole games for 30 s
 # against an agent (default: v1, the 32x4 model shipped before v2, at 32 simulations a
-# move). Bounded in clients and time; prints requests/s, p50/p95/p99 latency and errors (exit 1 if any).
+# move). Bounded in clients and time; prints requests/s, p50/p95/p99 latency and errors
+# (exit 1 if any).
 #
 #   scripts/load-test.sh [AGENT_FILE] [CLIENTS] [SECONDS] [SIMS]
 set -euo pipefail
