@@ -6,6 +6,15 @@
 //! Folding uses the running statistics, as inference does:
 //! `w' = w·γ/√(σ²+ε)` and `b' = β + (b − μ)·γ/√(σ²+ε)`, computed in `f64`.
 //!
+//! Every folded weight and bias of magnitude below [`FLUSH_BELOW`] is stored as exactly
+//! zero. Weight decay shrinks the weights that never get a gradient (the policy layer's
+//! weights for moves no position allows) until they are subnormal, and x86 CPUs multiply
+//! subnormal numbers through a slow microcode assist: on the Intel Xeon of the later runs,
+//! self-play's network evaluations per second halved from the 45th iteration of a 48×5
+//! run on, as those weights crossed 2⁻¹²⁶ (docs/strength.md). A weight below 10⁻³⁰ times
+//! any activation the network makes is more than twenty orders of magnitude below an
+//! output's rounding step, so flushing it changes no output.
+//!
 //! ```
 //! use brandubh_net::NetConfig;
 //! use burn::tensor::Device;
@@ -20,6 +29,20 @@ use burn::module::Module;
 use burn::nn::Linear;
 
 use crate::model::{ConvBn, NetConfig, PolicyValueNet, tensor_to_vec};
+
+/// Folded weights and biases smaller in magnitude than this are stored as zero (see the
+/// module documentation): it keeps subnormal numbers, which x86 CPUs multiply slowly, out
+/// of inference.
+pub const FLUSH_BELOW: f32 = 1e-30;
+
+/// Sets every value of magnitude below [`FLUSH_BELOW`] to exactly zero.
+fn flush_tiny(values: &mut [f32]) {
+    for v in values {
+        if v.abs() < FLUSH_BELOW {
+            *v = 0.0;
+        }
+    }
+}
 
 /// A convolution with its batch norm folded in (a convolution with bias).
 #[derive(Clone, Debug, PartialEq)]
@@ -129,6 +152,8 @@ fn fold(layer: &ConvBn) -> FoldedConv {
             weight[i] = (f64::from(w[i]) * scale) as f32;
         }
     }
+    flush_tiny(&mut weight);
+    flush_tiny(&mut bias);
     FoldedConv {
         cout,
         cin,
@@ -140,13 +165,91 @@ fn fold(layer: &ConvBn) -> FoldedConv {
 
 fn linear(layer: &Linear) -> FoldedLinear {
     let [inputs, outputs] = layer.weight.dims();
+    let mut weight = tensor_to_vec(layer.weight.val());
+    let mut bias = layer
+        .bias
+        .as_ref()
+        .map_or_else(|| vec![0.0; outputs], |b| tensor_to_vec(b.val()));
+    flush_tiny(&mut weight);
+    flush_tiny(&mut bias);
     FoldedLinear {
         inputs,
         outputs,
-        weight: tensor_to_vec(layer.weight.val()),
-        bias: layer
-            .bias
-            .as_ref()
-            .map_or_else(|| vec![0.0; outputs], |b| tensor_to_vec(b.val())),
+        weight,
+        bias,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use burn::module::Param;
+    use burn::tensor::Device;
+
+    /// Weights decayed into the subnormal range (and anything below 10⁻³⁰) fold to exactly
+    /// zero; small normal weights above the threshold and every other weight fold
+    /// unchanged, and the fast path's outputs do not move.
+    #[test]
+    fn tiny_weights_fold_to_zero_and_change_no_output() {
+        let device = Device::flex();
+        let mut model = NetConfig::new()
+            .with_channels(8)
+            .with_blocks(1)
+            .init(&device);
+        let original = model.fold_batch_norm();
+        // Output columns 0..100 of the policy layer decay to subnormal sizes (|w| < 2^-126),
+        // columns 100..200 to 10^-31 (normal, still below the threshold), and columns
+        // 200..300 to 10^-20 (kept).
+        let [inputs, outputs] = model.policy_fc.weight.dims();
+        let mut w = tensor_to_vec(model.policy_fc.weight.val());
+        for row in 0..inputs {
+            for col in 0..300 {
+                let scale = match col {
+                    0..100 => 1e-39,
+                    100..200 => 1e-31,
+                    _ => 1e-20,
+                };
+                w[row * outputs + col] *= scale;
+            }
+        }
+        assert!(
+            w[..100].iter().all(|x| x.is_subnormal() || *x == 0.0),
+            "the test's weights must be subnormal"
+        );
+        model.policy_fc.weight = Param::from_tensor(burn::tensor::Tensor::from_data(
+            burn::tensor::TensorData::new(w.clone(), [inputs, outputs]),
+            &device,
+        ));
+        let folded = model.fold_batch_norm();
+        for row in 0..inputs {
+            for col in 0..outputs {
+                let (got, raw) = (
+                    folded.policy_fc.weight[row * outputs + col],
+                    w[row * outputs + col],
+                );
+                if col < 200 {
+                    assert_eq!(got, 0.0, "row {row}, column {col}: {raw:e} must fold to 0");
+                } else {
+                    assert_eq!(got, raw, "row {row}, column {col} must fold unchanged");
+                }
+            }
+        }
+        assert!(
+            folded.policy_fc.weight.iter().all(|x| !x.is_subnormal()),
+            "no subnormal weight is left"
+        );
+        // Every other layer folds exactly as before.
+        assert_eq!(folded.stem, original.stem);
+        assert_eq!(folded.blocks, original.blocks);
+        assert_eq!(folded.value_fc2, original.value_fc2);
+        // The outputs equal burn's, tiny weights included (burn keeps them).
+        let inputs_batch = crate::encoding::encode(&brandubh_rules::Position::start(), 1);
+        let (logits, values) = model.infer(&inputs_batch, &device);
+        let out = crate::FastNet::from_folded(&folded).forward(&inputs_batch);
+        assert_eq!(out.policy_logits.len(), logits.len());
+        for (i, (a, b)) in logits.iter().zip(&out.policy_logits).enumerate() {
+            assert!((a - b).abs() < 1e-4, "logit {i}: burn {a}, fast {b}");
+        }
+        assert!((values[0] - out.values[0]).abs() < 1e-4);
     }
 }
