@@ -224,3 +224,61 @@ fn symmetric_samples_have_symmetric_tensors() {
         assert_eq!(da.legal_mask.into_data(), db.legal_mask.into_data());
     }
 }
+
+#[test]
+fn a_step_flushes_tiny_weights_and_the_model_still_trains() {
+    use brandubh_net::folded::FLUSH_BELOW;
+    use burn::module::Param;
+    use burn::tensor::{Tensor, TensorData};
+
+    let device = Device::flex().autodiff();
+    let mut model = small().init(&device);
+    // Three tiny policy weights: a normal number below the threshold, a subnormal one,
+    // and a negative one; and one just above the threshold, which must stay.
+    let weight = model.policy_fc.weight.val();
+    let dims = weight.dims();
+    let mut values = weight.into_data().try_to_vec::<f32>().unwrap();
+    let tiny = [(3, 1e-31f32), (50, 1e-40), (700, -5e-35)];
+    for &(i, v) in &tiny {
+        values[i] = v;
+    }
+    values[900] = 2.0 * FLUSH_BELOW;
+    let id = model.policy_fc.weight.id;
+    model.policy_fc.weight = Param::initialized(
+        id,
+        Tensor::from_data(TensorData::new(values.clone(), dims), &device).require_grad(),
+    );
+
+    let mut trainer = Trainer::new(model, OptimizerConfig::default());
+    let batch = random_batch(8, 5).build(trainer.device());
+    // Learning rate 0: the step itself changes nothing, so only the flush shows.
+    trainer.step(&batch, 0.0);
+    let after = trainer.model().policy_fc.weight.val();
+    assert!(after.is_require_grad(), "the flushed weight still trains");
+    let after = after.into_data().try_to_vec::<f32>().unwrap();
+    for (i, (a, b)) in values.iter().zip(&after).enumerate() {
+        if tiny.iter().any(|&(j, _)| j == i) {
+            assert_eq!(b.to_bits(), 0, "weight {i}: {a:e} flushed to +0");
+        } else {
+            assert_eq!(a.to_bits(), b.to_bits(), "weight {i} unchanged");
+        }
+    }
+    assert_eq!(
+        trainer.model().policy_fc.weight.id,
+        id,
+        "the optimizer's key kept"
+    );
+
+    // The flushed model keeps training: the loss on the batch falls.
+    let first = trainer.step(&batch, 3e-3);
+    let mut last = first;
+    for _ in 0..20 {
+        last = trainer.step(&batch, 3e-3);
+    }
+    assert!(
+        last.total_loss < first.total_loss,
+        "loss {} → {}",
+        first.total_loss,
+        last.total_loss
+    );
+}
