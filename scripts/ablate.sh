@@ -11,7 +11,7 @@
 # machine (two runs get half of it each, three a third each, so give three runs 1.5 times
 # the minutes of a pair for the same work). Environment: RUNS (runs/ablation; each run goes
 # to RUNS/NAME, NAME from its config, and must not exist yet), MATCHES (100), SEED (2026),
-# PLAY (the search every network plays with, appended to run:DIR; default
+# PLAY (the search every network plays with, appended to ckpt:CHECKPOINT; default
 # @algo=puct@sims=400@solver=yes, so the comparison is of the training and not of the
 # search), OPPONENTS ("alphabeta:2 alphabeta:3"), BRANDUBH (the binary; default a release
 # build of this checkout).
@@ -65,18 +65,27 @@ for pid in "${pids[@]}"; do
 done
 out="$runs/reports"
 mkdir -p "$out"
-base="run:${dirs[0]}$play"
+# Each run's network is the checkpoint of its last complete iteration (state.json), not
+# `run:DIR`'s newest checkpoint: a stop during an iteration's evaluation games leaves that
+# iteration's checkpoint written but the iteration incomplete (no metrics line).
+nets=()
+for dir in "${dirs[@]}"; do
+  iter=$(python3 -c 'import json, sys; print("%06d" % json.load(open(sys.argv[1]))["iteration"])' \
+    "$dir/state.json" 2>/dev/null) || { echo "$dir: no complete iteration (state.json): see $dir.log" >&2; exit 1; }
+  nets+=("ckpt:$dir/checkpoints/iter-$iter$play")
+done
+base=${nets[0]}
 for i in "${!dirs[@]}"; do
   [ "$i" -gt 0 ] || continue
-  a="run:${dirs[$i]}$play"
+  a=${nets[$i]}
   echo "+ brandubh match $a $base --matches $matches --seed $seed" >&2
   "$BRANDUBH" match "$a" "$base" --matches "$matches" --seed "$seed" --json \
     >"$out/head-to-head-$i.json"
 done
 for i in "${!dirs[@]}"; do
   for o in "${opponents[@]}"; do
-    echo "+ brandubh match run:${dirs[$i]}$play $o --matches $matches --seed $seed" >&2
-    "$BRANDUBH" match "run:${dirs[$i]}$play" "$o" --matches "$matches" --seed "$seed" \
+    echo "+ brandubh match ${nets[$i]} $o --matches $matches --seed $seed" >&2
+    "$BRANDUBH" match "${nets[$i]}" "$o" --matches "$matches" --seed "$seed" \
       --json >"$out/$i-${o//[^a-z0-9]/_}.json"
   done
 done
