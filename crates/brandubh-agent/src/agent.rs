@@ -203,6 +203,14 @@ impl Agent {
         self
     }
 
+    /// The same agent with exact proofs of the root moves this many plies deep before
+    /// each search (`SearchSettings::root_proof_plies`; 0 turns them off).
+    #[must_use]
+    pub fn with_root_proof(mut self, plies: u32) -> Agent {
+        self.meta.search.root_proof_plies = plies;
+        self
+    }
+
     /// The metadata.
     #[must_use]
     pub fn meta(&self) -> &AgentMeta {

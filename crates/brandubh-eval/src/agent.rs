@@ -103,6 +103,7 @@ impl Entrant {
                 simulations,
                 algorithm,
                 solver,
+                prove,
             } => {
                 let in_spec = |e: EvalError| EvalError::AgentConfig {
                     agent: spec.to_string(),
@@ -124,6 +125,9 @@ impl Entrant {
                 if let Some(solver) = solver {
                     settings.solver = Some(*solver);
                 }
+                if let Some(plies) = prove {
+                    settings.root_proof_plies = *plies;
+                }
                 Kind::Net {
                     net,
                     settings,
@@ -137,14 +141,18 @@ impl Entrant {
                 time,
                 reuse,
                 solver,
+                prove,
             } => Kind::File {
                 agent: Arc::new({
-                    let agent = brandubh_agent::Agent::load(path)
+                    let mut agent = brandubh_agent::Agent::load(path)
                         .map_err(|e| EvalError::Checkpoint(e.to_string()))?;
-                    match solver {
-                        Some(on) => agent.with_solver(*on),
-                        None => agent,
+                    if let Some(on) = solver {
+                        agent = agent.with_solver(*on);
                     }
+                    if let Some(plies) = prove {
+                        agent = agent.with_root_proof(*plies);
+                    }
+                    agent
                 }),
                 simulations: *simulations,
                 time: *time,

@@ -18,6 +18,8 @@
 //!                          options for both: @sims=N (simulations, default 64)
 //!                                            @algo=gumbel|puct (default: the run's)
 //!                                            @solver=yes|no (default: the run's)
+//!                                            @prove=PLIES (exact proofs of the root
+//!                                              moves this deep, 0-15; default 0: off)
 //!                          the other search constants are the run's (its config.toml;
 //!                          the search crate's defaults for a checkpoint outside a run)
 //! agent:FILE             an exported agent file (brandubh export), with the search
@@ -26,7 +28,9 @@
 //!                          at that deadline), @reuse=yes|no (keep the subtree of the
 //!                          moves played between turns; default yes), @solver=yes|no
 //!                          (prove wins and losses in the tree; default: the file's,
-//!                          which is yes unless it says otherwise)
+//!                          which is yes unless it says otherwise), @prove=PLIES (exact
+//!                          proofs of the root moves this deep before each search, 0-15;
+//!                          default: the file's, 0 = off unless it says otherwise)
 //! ```
 //!
 //! Examples: `mcts:1000`, `alphabeta:3`, `run:runs/quick@sims=32`,
@@ -47,7 +51,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
-use brandubh_search::{Algorithm, MAX_SIMULATIONS};
+use brandubh_search::{Algorithm, MAX_ROOT_PROOF_PLIES, MAX_SIMULATIONS};
 use thiserror::Error;
 
 /// Simulations per move of a network agent unless `@sims` says otherwise.
@@ -102,6 +106,8 @@ pub enum AgentSpec {
         algorithm: Option<Algorithm>,
         /// The MCTS-Solver on or off (`@solver=`); `None`: the run's setting.
         solver: Option<bool>,
+        /// Exact root proofs this many plies deep (`@prove=`); `None`: the run's setting.
+        prove: Option<u32>,
     },
     /// `agent:FILE` or `FILE.agent`: an exported agent file and the search stored in it.
     File {
@@ -115,6 +121,8 @@ pub enum AgentSpec {
         reuse: bool,
         /// The MCTS-Solver on or off (`@solver=`); `None`: the file's setting.
         solver: Option<bool>,
+        /// Exact root proofs this many plies deep (`@prove=`); `None`: the file's setting.
+        prove: Option<u32>,
     },
 }
 
@@ -262,6 +270,22 @@ impl<'a> Options<'a> {
         }
     }
 
+    /// `@prove=PLIES`, 0 to [`MAX_ROOT_PROOF_PLIES`].
+    fn prove(&self) -> Result<Option<u32>, SpecProblem> {
+        self.get("prove")
+            .map(|v| {
+                v.parse::<u32>()
+                    .ok()
+                    .filter(|p| v.bytes().all(|b| b.is_ascii_digit()) && *p <= MAX_ROOT_PROOF_PLIES)
+                    .ok_or_else(|| SpecProblem::BadValue {
+                        what: "prove",
+                        value: v.to_owned(),
+                        expected: "a whole number of plies from 0 to 15",
+                    })
+            })
+            .transpose()
+    }
+
     fn number(&self, key: &'static str, default: u32, max: u32) -> Result<u32, SpecProblem> {
         self.get(key)
             .map_or(Ok(default), |v| parse_count(key, v, max))
@@ -365,7 +389,7 @@ fn net(
     arg: Option<&str>,
     raw_options: &[&str],
 ) -> Result<AgentSpec, SpecProblem> {
-    const NET: &str = "it accepts @sims=N, @algo=gumbel|puct and @solver=yes|no";
+    const NET: &str = "it accepts @sims=N, @algo=gumbel|puct, @solver=yes|no and @prove=PLIES";
     let (what, example) = if kind == "run" {
         ("a run directory", "run:runs/quick")
     } else {
@@ -375,7 +399,7 @@ fn net(
         )
     };
     let arg = required(arg, kind, what, example)?;
-    let opts = Options::parse(kind, &["sims", "algo", "solver"], NET, raw_options)?;
+    let opts = Options::parse(kind, &["sims", "algo", "solver", "prove"], NET, raw_options)?;
     let path = PathBuf::from(arg);
     Ok(AgentSpec::Net {
         source: if kind == "run" {
@@ -386,6 +410,7 @@ fn net(
         simulations: opts.number("sims", DEFAULT_NET_SIMULATIONS, MAX_SIMULATIONS)?,
         algorithm: opts.algo()?,
         solver: opts.yes_no("solver")?,
+        prove: opts.prove()?,
     })
 }
 
@@ -393,8 +418,8 @@ fn net(
 fn agent_file(path: &str, raw_options: &[&str]) -> Result<AgentSpec, SpecProblem> {
     let opts = Options::parse(
         "agent",
-        &["sims", "time", "reuse", "solver"],
-        "it accepts @sims=N or @time=TIME, @reuse=yes|no and @solver=yes|no",
+        &["sims", "time", "reuse", "solver", "prove"],
+        "it accepts @sims=N or @time=TIME, @reuse=yes|no, @solver=yes|no and @prove=PLIES",
         raw_options,
     )?;
     let simulations = opts
@@ -415,6 +440,7 @@ fn agent_file(path: &str, raw_options: &[&str]) -> Result<AgentSpec, SpecProblem
         time,
         reuse: opts.yes_no("reuse")?.unwrap_or(true),
         solver: opts.yes_no("solver")?,
+        prove: opts.prove()?,
     })
 }
 
@@ -509,13 +535,15 @@ impl fmt::Display for AgentSpec {
                 simulations,
                 algorithm,
                 solver,
+                prove,
             } => {
                 match source {
                     NetSource::Run(p) => write!(f, "run:{}", p.display())?,
                     NetSource::Checkpoint(p) => write!(f, "ckpt:{}", p.display())?,
                 }
                 write_net_options(f, *simulations, *algorithm)?;
-                write_solver(f, *solver)
+                write_solver(f, *solver)?;
+                write_prove(f, *prove)
             }
             AgentSpec::File {
                 path,
@@ -523,6 +551,7 @@ impl fmt::Display for AgentSpec {
                 time,
                 reuse,
                 solver,
+                prove,
             } => {
                 write!(f, "agent:{}", path.display())?;
                 if let Some(n) = simulations {
@@ -534,7 +563,8 @@ impl fmt::Display for AgentSpec {
                 if !reuse {
                     f.write_str("@reuse=no")?;
                 }
-                write_solver(f, *solver)
+                write_solver(f, *solver)?;
+                write_prove(f, *prove)
             }
         }
     }
@@ -572,6 +602,14 @@ fn write_solver(f: &mut impl fmt::Write, solver: Option<bool>) -> fmt::Result {
     match solver {
         Some(true) => f.write_str("@solver=yes"),
         Some(false) => f.write_str("@solver=no"),
+        None => Ok(()),
+    }
+}
+
+/// `@prove=PLIES` when given.
+fn write_prove(f: &mut impl fmt::Write, prove: Option<u32>) -> fmt::Result {
+    match prove {
+        Some(p) => write!(f, "@prove={p}"),
         None => Ok(()),
     }
 }
@@ -633,6 +671,7 @@ mod tests {
                 simulations: DEFAULT_NET_SIMULATIONS,
                 algorithm: None,
                 solver: None,
+                prove: None,
             }
         );
         assert_eq!(
@@ -642,6 +681,7 @@ mod tests {
                 simulations: 200,
                 algorithm: Some(Algorithm::Puct),
                 solver: None,
+                prove: None,
             }
         );
     }
@@ -679,6 +719,8 @@ mod tests {
                 "agent:m/x.agent@sims=8@solver=no",
             ),
             ("m/x.agent@solver=yes", "agent:m/x.agent@solver=yes"),
+            ("m/x.agent@prove=7@sims=8", "agent:m/x.agent@sims=8@prove=7"),
+            ("run:r@prove=0@solver=yes", "run:r@solver=yes@prove=0"),
         ] {
             let spec = ok(given);
             assert_eq!(spec.to_string(), canonical);
@@ -767,7 +809,7 @@ mod tests {
             ),
             (
                 "ckpt:x@temp=1",
-                "agent spec \"ckpt:x@temp=1\": unknown option \"temp\" for ckpt; it accepts @sims=N, @algo=gumbel|puct and @solver=yes|no",
+                "agent spec \"ckpt:x@temp=1\": unknown option \"temp\" for ckpt; it accepts @sims=N, @algo=gumbel|puct, @solver=yes|no and @prove=PLIES",
             ),
             (
                 "agent:",
@@ -775,7 +817,7 @@ mod tests {
             ),
             (
                 "models/best.agent@algo=puct",
-                "agent spec \"models/best.agent@algo=puct\": unknown option \"algo\" for agent; it accepts @sims=N or @time=TIME, @reuse=yes|no and @solver=yes|no",
+                "agent spec \"models/best.agent@algo=puct\": unknown option \"algo\" for agent; it accepts @sims=N or @time=TIME, @reuse=yes|no, @solver=yes|no and @prove=PLIES",
             ),
             (
                 "m/x.agent@sims=8@time=1s",
@@ -788,6 +830,14 @@ mod tests {
             (
                 "m/x.agent@solver=off",
                 "agent spec \"m/x.agent@solver=off\": solver must be yes or no, got \"off\"",
+            ),
+            (
+                "m/x.agent@prove=16",
+                "agent spec \"m/x.agent@prove=16\": prove must be a whole number of plies from 0 to 15, got \"16\"",
+            ),
+            (
+                "run:r@prove=-1",
+                "agent spec \"run:r@prove=-1\": prove must be a whole number of plies from 0 to 15, got \"-1\"",
             ),
         ];
         for (spec, message) in cases {

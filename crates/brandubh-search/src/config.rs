@@ -26,7 +26,22 @@ pub struct SearchConfig {
     /// It matches a network trained on discounted results
     /// ([`crate::SearchSettings::value_discount`]). Default 1: no discount.
     pub discount: f32,
+    /// Exact proofs at the root, with the solver: before each search, every root move is
+    /// checked with [`crate::forced_win`] for a forced win of the opponent within this
+    /// many plies after it, and for a forced win of the side to move within one ply
+    /// fewer, each with at most [`ROOT_PROOF_NODES`] positions; a move so proven is a
+    /// proven loss or win for the solver (never played while another move is not proven
+    /// lost; the fastest proven win is played). Lines longer than the tree is deep, which
+    /// the network's priors can hide (docs/ablations.md, "The play-time search"). 0: off
+    /// (default); at most [`MAX_ROOT_PROOF_PLIES`].
+    pub root_proof_plies: u32,
 }
+
+/// Most positions one root move's exact proof ([`SearchConfig::root_proof_plies`]) may
+/// visit, per side.
+pub const ROOT_PROOF_NODES: u64 = 200_000;
+/// Deepest exact proof at the root, in plies.
+pub const MAX_ROOT_PROOF_PLIES: u32 = 15;
 
 impl Default for SearchConfig {
     /// 200 simulations of PUCT with self-play defaults, no ply cap.
@@ -37,6 +52,7 @@ impl Default for SearchConfig {
             ply_cap: None,
             solver: true,
             discount: 1.0,
+            root_proof_plies: 0,
         }
     }
 }
@@ -51,6 +67,7 @@ impl SearchConfig {
             ply_cap: None,
             solver: true,
             discount: 1.0,
+            root_proof_plies: 0,
         }
     }
 
@@ -63,6 +80,7 @@ impl SearchConfig {
             ply_cap: None,
             solver: true,
             discount: 1.0,
+            root_proof_plies: 0,
         }
     }
 
@@ -89,6 +107,9 @@ impl SearchConfig {
         }
         check("discount", self.discount, "a number in (0, 1]", |v| {
             v > 0.0 && v <= 1.0
+        })?;
+        check("root_proof_plies", self.root_proof_plies, "0 to 15", |v| {
+            v <= f64::from(MAX_ROOT_PROOF_PLIES)
         })?;
         match &self.algorithm {
             AlgorithmConfig::Puct(p) => p.validate(),

@@ -39,6 +39,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! [`forced_win`] is an exact search for a forced win within a number of plies, with no
+//! heuristic: the bound on what any player can do from a position.
+//!
 //! Baseline players share the [`Player`] trait: [`RandomPlayer`], [`GreedyPlayer`] (one ply
 //! over [`heuristic::score`]), [`AlphaBetaPlayer`] and [`MctsPlayer`] around any evaluator.
 #![warn(missing_docs)]
@@ -49,6 +52,7 @@ mod config;
 mod error;
 mod evaluator;
 mod evaluators;
+mod forced;
 mod gumbel;
 pub mod heuristic;
 mod players;
@@ -60,10 +64,14 @@ mod tree;
 
 pub use alphabeta::{AlphaBetaConfig, AlphaBetaPlayer, AlphaBetaResult, WIN};
 pub use batch::{Batcher, Round};
-pub use config::{AlgorithmConfig, Fpu, GumbelConfig, PuctConfig, SearchConfig, SettingError};
+pub use config::{
+    AlgorithmConfig, Fpu, GumbelConfig, MAX_ROOT_PROOF_PLIES, PuctConfig, ROOT_PROOF_NODES,
+    SearchConfig, SettingError,
+};
 pub use error::SearchError;
 pub use evaluator::{Evaluation, Evaluator, Leaf};
 pub use evaluators::{GreedyEvaluator, RolloutEvaluator, UniformEvaluator};
+pub use forced::{ForcedWin, forced_win};
 pub use players::{GreedyPlayer, MctsPlayer, Player, RandomPlayer, SearchingPlayer};
 pub use search::{MAX_TERMINALS_PER_GATHER, Search, SearchResult, search};
 pub use settings::{Algorithm, MAX_SIMULATIONS, SearchSettings, UnknownAlgorithm};

@@ -8,9 +8,10 @@ use brandubh_rules::{Game, Move, MoveList};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::config::{AlgorithmConfig, SearchConfig};
+use crate::config::{AlgorithmConfig, ROOT_PROOF_NODES, SearchConfig};
 use crate::error::SearchError;
 use crate::evaluator::{Evaluation, Evaluator, Leaf};
+use crate::forced::forced_win;
 use crate::gumbel::{self, GumbelRoot};
 use crate::puct;
 use crate::solver::{self, Proven};
@@ -399,6 +400,54 @@ impl Search {
         }
     }
 
+    /// The exact proofs of [`SearchConfig::root_proof_plies`]: each root move not yet
+    /// proven is checked for a forced win of the opponent after it (a proven loss for the
+    /// side to move) and then of the side to move (a proven win), within the node budget.
+    /// Lines that reach the ply cap are not proofs (the game would end unfinished first).
+    fn prove_root_moves(&mut self) {
+        let plies = self.config.root_proof_plies;
+        let me = self.game.side_to_move();
+        let cap_left = self
+            .config
+            .ply_cap
+            .map(|cap| (cap as usize).saturating_sub(self.game.ply() + 1));
+        for child in self.tree.child_range(ROOT) {
+            if self.tree.get(child).proof.is_some() {
+                continue;
+            }
+            let mv = self.tree.get(child).mv;
+            self.game.play_unchecked(mv);
+            let proof = if self.game.is_over() {
+                None
+            } else if let Some(k) =
+                forced_win(&self.game, me.opponent(), plies, ROOT_PROOF_NODES).plies
+            {
+                Some(Proven {
+                    value: 1,
+                    plies: k as u16,
+                })
+            } else if plies > 1 {
+                forced_win(&self.game, me, plies - 1, ROOT_PROOF_NODES)
+                    .plies
+                    .map(|k| Proven {
+                        value: -1,
+                        plies: k as u16,
+                    })
+            } else {
+                None
+            };
+            self.game.undo();
+            if let Some(p) = proof
+                && cap_left.is_none_or(|left| usize::from(p.plies) <= left)
+            {
+                self.tree.prove(child, p);
+                if self.tree.get(ROOT).proof.is_some() {
+                    return;
+                }
+            }
+        }
+    }
+
     /// Sets the simulation budget of the next searches (KataGo's playout-cap randomisation
     /// gives some moves a cheap search). Takes effect at a root not yet searched, i.e.
     /// right after [`Search::new`] or [`Search::advance`]; refused (returning `false`)
@@ -458,6 +507,9 @@ impl Search {
     /// Draws this search's root noise: Dirichlet into the priors (PUCT) or the Gumbel
     /// variables and halving schedule (Gumbel).
     fn prepare_root(&mut self) {
+        if self.config.solver && self.config.root_proof_plies > 0 {
+            self.prove_root_moves();
+        }
         match &self.config.algorithm {
             AlgorithmConfig::Puct(cfg) => puct::add_dirichlet_noise(
                 &mut self.tree,

@@ -131,6 +131,20 @@ pub struct SearchSettings {
     /// [0.5, 1]. Default `1` (no discount; not written to files then).
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "is_one"))]
     pub value_discount: f64,
+    /// Exact proofs of the root moves before each search, this many plies deep
+    /// ([`crate::SearchConfig::root_proof_plies`]); they need the solver. Range 0 to
+    /// [`crate::MAX_ROOT_PROOF_PLIES`]. Default `0`: off (not written to files then).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "is_zero"))]
+    pub root_proof_plies: u32,
+}
+
+#[cfg(feature = "serde")]
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 #[cfg(feature = "serde")]
@@ -163,6 +177,7 @@ impl Default for SearchSettings {
             gumbel_c_scale: f64::from(gumbel.c_scale),
             solver: None,
             value_discount: 1.0,
+            root_proof_plies: 0,
         }
     }
 }
@@ -227,7 +242,13 @@ impl SearchSettings {
         )?;
         range("gumbel_c_visit", self.gumbel_c_visit, Above(0.0), 10_000.0)?;
         range("gumbel_c_scale", self.gumbel_c_scale, Above(0.0), 100.0)?;
-        range("value_discount", self.value_discount, AtLeast(0.5), 1.0)
+        range("value_discount", self.value_discount, AtLeast(0.5), 1.0)?;
+        range(
+            "root_proof_plies",
+            self.root_proof_plies,
+            AtLeast(0.0),
+            f64::from(crate::MAX_ROOT_PROOF_PLIES),
+        )
     }
 
     /// What a result `plies` plies away is worth now: `γ^plies` with
@@ -282,6 +303,7 @@ impl SearchSettings {
             ply_cap,
             solver,
             discount: self.value_discount as f32,
+            root_proof_plies: self.root_proof_plies,
         };
         config.validate()?;
         Ok(config)

@@ -240,3 +240,101 @@ fn batched_searches_with_the_solver_match_one_leaf_at_a_time() {
         assert!(one.simulations > 0 && many.simulations > 0);
     }
 }
+
+/// Plain minimax over every move: does `winner` win within `left` plies?
+fn wins_within(game: &mut brandubh_rules::Game, winner: Side, left: u32) -> bool {
+    if let Some(o) = game.outcome() {
+        return o.winner == winner;
+    }
+    if left == 0 {
+        return false;
+    }
+    let mine = game.side_to_move() == winner;
+    for m in game.legal_moves() {
+        game.play_unchecked(m);
+        let won = wins_within(game, winner, left - 1);
+        game.undo();
+        if won == mine {
+            return mine;
+        }
+    }
+    !mine
+}
+
+fn with_root_proofs(simulations: u32, plies: u32) -> SearchConfig {
+    SearchConfig {
+        root_proof_plies: plies,
+        ..SearchConfig::puct(simulations).without_noise()
+    }
+}
+
+#[test]
+fn root_proofs_find_the_win_in_three_with_one_simulation() {
+    // The win of WIN_IN_THREE (rule 8.1) is proven before any simulation.
+    let mut s = Search::new(game(WIN_IN_THREE), with_root_proofs(1, 3), 0).unwrap();
+    let result = s.run(&mut UniformEvaluator, 1).unwrap();
+    assert_eq!(root_proof(&s), Some(Proven { value: 1, plies: 3 }));
+    assert_eq!(result.simulations, 0);
+    let mut after = game(WIN_IN_THREE);
+    after.play(result.best_move).unwrap();
+    assert!(wins_within(&mut after, Side::White, 2));
+    // Without them, one simulation proves nothing.
+    let mut s = Search::new(game(WIN_IN_THREE), with_root_proofs(1, 0), 0).unwrap();
+    s.run(&mut UniformEvaluator, 1).unwrap();
+    assert_eq!(root_proof(&s), None);
+    // Black's side of it: every move of LOST_IN_TWO is proven lost, the root too.
+    let mut s = Search::new(game(LOST_IN_TWO), with_root_proofs(1, 3), 0).unwrap();
+    s.run(&mut UniformEvaluator, 1).unwrap();
+    assert_eq!(
+        root_proof(&s),
+        Some(Proven {
+            value: -1,
+            plies: 2
+        })
+    );
+}
+
+#[test]
+fn root_proofs_never_play_a_move_that_loses_by_force_while_another_does_not() {
+    // Positions from seeded random playouts where some moves lose within 3 plies (by
+    // plain minimax) and some do not: the search with root proofs 3 plies deep and a
+    // single simulation never plays a losing one; without them it does.
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(41);
+    let (mut mixed, mut blunders_without) = (0, 0);
+    let mut tried = 0;
+    while mixed < 8 {
+        tried += 1;
+        assert!(
+            tried < 2_000,
+            "too few positions with a mix of lost and safe moves"
+        );
+        let mut g = brandubh_rules::Game::default();
+        let plies = rng.random_range(8..50);
+        g.random_playout(plies, |n| rng.random_range(0..n));
+        if g.is_over() {
+            continue;
+        }
+        let me = g.side_to_move();
+        let lost: Vec<_> = g
+            .legal_moves()
+            .into_iter()
+            .filter(|&m| {
+                let mut after = g.clone();
+                after.play(m).unwrap();
+                wins_within(&mut after, me.opponent(), 3)
+            })
+            .collect();
+        if lost.is_empty() || lost.len() == g.legal_moves().len() {
+            continue;
+        }
+        mixed += 1;
+        let chosen = |plies| {
+            let mut s = Search::new(g.clone(), with_root_proofs(1, plies), 5).unwrap();
+            s.run(&mut UniformEvaluator, 1).unwrap().best_move
+        };
+        assert!(!lost.contains(&chosen(3)), "{}", g.position());
+        blunders_without += usize::from(lost.contains(&chosen(0)));
+    }
+    assert!(blunders_without > 0);
+}
