@@ -403,7 +403,10 @@ impl Search {
     /// The exact proofs of [`SearchConfig::root_proof_plies`]: each root move not yet
     /// proven is checked for a forced win of the opponent after it (a proven loss for the
     /// side to move) and then of the side to move (a proven win), within the node budget.
-    /// Lines that reach the ply cap are not proofs (the game would end unfinished first).
+    /// Every move is checked before any proof reaches the tree, and the wins go in fastest
+    /// first: the root's proof is then its fastest win, and a won position is won, not
+    /// dragged out by the first proven win in move order. Lines that reach the ply cap are
+    /// not proofs (the game would end unfinished first).
     fn prove_root_moves(&mut self) {
         let plies = self.config.root_proof_plies;
         let me = self.game.side_to_move();
@@ -411,12 +414,12 @@ impl Search {
             .config
             .ply_cap
             .map(|cap| (cap as usize).saturating_sub(self.game.ply() + 1));
+        let mut proofs = Vec::new();
         for child in self.tree.child_range(ROOT) {
             if self.tree.get(child).proof.is_some() {
                 continue;
             }
-            let mv = self.tree.get(child).mv;
-            self.game.play_unchecked(mv);
+            self.game.play_unchecked(self.tree.get(child).mv);
             let proof = if self.game.is_over() {
                 None
             } else if let Some(k) =
@@ -440,11 +443,13 @@ impl Search {
             if let Some(p) = proof
                 && cap_left.is_none_or(|left| usize::from(p.plies) <= left)
             {
-                self.tree.prove(child, p);
-                if self.tree.get(ROOT).proof.is_some() {
-                    return;
-                }
+                proofs.push((child, p));
             }
+        }
+        // Wins (the child's side to move loses) first, fastest first; then the losses.
+        proofs.sort_by_key(|&(_, p)| (p.value, p.plies));
+        for (child, p) in proofs {
+            self.tree.prove(child, p);
         }
     }
 

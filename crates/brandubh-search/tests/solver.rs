@@ -338,3 +338,23 @@ fn root_proofs_never_play_a_move_that_loses_by_force_while_another_does_not() {
     }
     assert!(blunders_without > 0);
 }
+
+#[test]
+fn root_proofs_play_the_fastest_win_not_the_first_one_found() {
+    // From a match (seed 2026, opening 57): White to move has many moves that keep a forced
+    // win within 5 plies (d3-d1, first in move order, wins in 5), and f4-f7 wins in 3
+    // (the King next to g7, rule 8.1). Playing the first proven win again and again
+    // dragged the game out to 199 plies; the fastest must be played.
+    let mut g = brandubh_rules::Game::default();
+    for m in "d5-b5 d1-c1 c4-c7 d6-b6 e4-e7 d2-d1 e7-e6 f4-f7 c7-e7 b6-d6 d4-f4 d1-f1".split(' ') {
+        g.play(mv(m)).unwrap();
+    }
+    let mut after = g.clone();
+    after.play(mv("d3-d1")).unwrap();
+    assert!(wins_within(&mut after, Side::White, 4));
+    assert!(!wins_within(&mut after, Side::White, 2));
+    let mut s = Search::new(g, with_root_proofs(1, 5), 0).unwrap();
+    let result = s.run(&mut UniformEvaluator, 1).unwrap();
+    assert_eq!(result.best_move, mv("f4-f7"));
+    assert_eq!(root_proof(&s), Some(Proven { value: 1, plies: 3 }));
+}
