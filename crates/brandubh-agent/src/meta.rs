@@ -87,6 +87,12 @@ impl AgentMeta {
             self.search.algorithm,
             self.search.simulations
         );
+        if self.search.root_proof_plies > 0 {
+            s.push_str(&format!(
+                " + exact root proofs {} plies",
+                self.search.root_proof_plies
+            ));
+        }
         let t = &self.training;
         if let Some(it) = t.iteration {
             s.push_str(&format!(", iteration {it}"));

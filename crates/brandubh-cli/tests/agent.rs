@@ -99,6 +99,15 @@ fn export_from_a_trained_run_then_analyze_and_match() {
         "{text}"
     );
     assert!(text.contains("iter-000002"), "{text}");
+    // --prove writes exact root proofs into the file's search settings.
+    let proving = dir.join("m").join("tiny-prove.agent");
+    let o = brandubh(&["export", s(&run), "--out", s(&proving), "--prove", "5"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("gumbel 4 simulations + exact root proofs 5 plies, iteration 2"),
+        "{}",
+        stdout(&o)
+    );
 
     // The run directory is not needed any more.
     std::fs::remove_dir_all(&run).unwrap();
@@ -316,6 +325,34 @@ fn export_refuses_bad_arguments() {
         stderr(&o)
     );
     assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+}
+
+#[test]
+fn analyze_with_root_proofs_proves_a_win_in_three() {
+    // d2-d1 leaves the King two ways to a corner (rule 8.1): with exact root proofs three
+    // plies deep one simulation is enough to play a winning move with its proven value.
+    let agent = tiny_agent();
+    let args = |prove: &'static str| {
+        let mut a = vec!["analyze", "--agent", s(agent), "--sims", "1", "--json"];
+        a.extend(["--position", "1AAA3/7/7/7/7/3K3/7 w", "--prove", prove]);
+        a
+    };
+    let o = brandubh(&args("3"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["value"], 1.0, "{v}");
+    let mut game = brandubh_rules::Game::new("1AAA3/7/7/7/7/3K3/7 w".parse().unwrap());
+    game.play(v["best_move"].as_str().unwrap().parse().unwrap())
+        .unwrap();
+    let defended = game.legal_moves().into_iter().any(|reply| {
+        let mut line = game.clone();
+        line.play(reply).unwrap();
+        line.is_over() || brandubh_search::heuristic::decisive_move(line.position()).is_none()
+    });
+    assert!(!defended, "{v}");
+    let o = brandubh(&args("16"));
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--prove"), "{}", stderr(&o));
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! `brandubh analyze [--agent FILE] [--position POS] [--sims N | --time SECONDS] [--top K]
+//! `brandubh analyze [--agent FILE] [--position POS] [--sims N | --time SECONDS] [--prove P] [--top K]
 //! [--seed S] [--json] [MOVE ...]`: an agent's view of one position.
 
 use std::io::Write;
@@ -37,6 +37,10 @@ pub struct Args {
     /// deadline, checked after every network call.
     #[arg(long, value_name = "SECONDS", value_parser = super::play::parse_seconds)]
     time: Option<f64>,
+    /// Exact proofs of the root moves this many plies deep before the search, 0-15
+    /// (default: the agent file's setting).
+    #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32).range(0..=15))]
+    prove: Option<u32>,
     /// Moves to show.
     #[arg(long, value_name = "K", default_value_t = 10,
           value_parser = clap::value_parser!(u32).range(1..=200))]
@@ -76,7 +80,10 @@ struct MoveJson {
 /// Runs the command: set up the position, search it, print the result.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let path = agent_path(args.agent.as_deref())?;
-    let agent = Agent::load(&path)?;
+    let mut agent = Agent::load(&path)?;
+    if let Some(plies) = args.prove {
+        agent = agent.with_root_proof(plies);
+    }
     let game = position_to_analyze(args.position.as_deref(), &args.moves)?;
     let budget = budget(args.sims, args.time, &agent);
     let a = agent.analyze(&game, budget, args.seed)?;
