@@ -15,7 +15,7 @@ use brandubh_search::{
     Evaluation, Evaluator, Leaf, Proven, RolloutEvaluator, Search, SearchConfig, SearchResult,
     UniformEvaluator,
 };
-use common::{CAPTURE_IN_ONE, ESCAPE_IN_ONE, game, mv, winning_moves};
+use common::{CAPTURE_IN_ONE, ESCAPE_IN_ONE, game, mv, winning_moves, wins_within};
 
 /// White to move. The King on d2 wins in three plies: d2-d1 (or d2-a2, d2-g2...) leaves
 /// two ways to a corner, and Black can shut only one; no Black piece can reach a square
@@ -239,26 +239,6 @@ fn batched_searches_with_the_solver_match_one_leaf_at_a_time() {
         }));
         assert!(one.simulations > 0 && many.simulations > 0);
     }
-}
-
-/// Plain minimax over every move: does `winner` win within `left` plies?
-fn wins_within(game: &mut brandubh_rules::Game, winner: Side, left: u32) -> bool {
-    if let Some(o) = game.outcome() {
-        return o.winner == winner;
-    }
-    if left == 0 {
-        return false;
-    }
-    let mine = game.side_to_move() == winner;
-    for m in game.legal_moves() {
-        game.play_unchecked(m);
-        let won = wins_within(game, winner, left - 1);
-        game.undo();
-        if won == mine {
-            return mine;
-        }
-    }
-    !mine
 }
 
 fn with_root_proofs(simulations: u32, plies: u32) -> SearchConfig {

@@ -39,7 +39,8 @@ pub struct Args {
     time: Option<f64>,
     /// Exact proofs of the root moves this many plies deep before the search, 0-15
     /// (default: the agent file's setting).
-    #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32).range(0..=15))]
+    #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32)
+              .range(0..=i64::from(brandubh_search::MAX_ROOT_PROOF_PLIES)))]
     prove: Option<u32>,
     /// Moves to show.
     #[arg(long, value_name = "K", default_value_t = 10,

@@ -54,7 +54,8 @@ pub struct Args {
     algo: Option<Algorithm>,
     /// Exact proofs of the root moves this many plies deep before each search, 0-15 (the
     /// search's `root_proof_plies`; default: the run's, which is 0, off).
-    #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32).range(0..=15))]
+    #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32)
+              .range(0..=i64::from(brandubh_search::MAX_ROOT_PROOF_PLIES)))]
     prove: Option<u32>,
     /// The agent's name (default: the file name without .agent).
     #[arg(long)]

@@ -1,7 +1,7 @@
 //! Test positions (RULES.md notation) and helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use brandubh_rules::{Game, Move, Position};
+use brandubh_rules::{Game, Move, Position, Side};
 
 /// White to move; the King on a2 escapes to a1, his only win (14 legal moves).
 ///
@@ -87,4 +87,25 @@ pub fn safe_moves(game: &Game) -> Vec<Move> {
             safe
         })
         .collect()
+}
+
+/// Plain minimax over every move, no shortcuts (the reference for the exact searches):
+/// does `winner` win within `left` plies of `game`, whatever the other side plays?
+pub fn wins_within(game: &mut Game, winner: Side, left: u32) -> bool {
+    if let Some(o) = game.outcome() {
+        return o.winner == winner;
+    }
+    if left == 0 {
+        return false;
+    }
+    let mine = game.side_to_move() == winner;
+    for m in game.legal_moves() {
+        game.play_unchecked(m);
+        let won = wins_within(game, winner, left - 1);
+        game.undo();
+        if won == mine {
+            return mine;
+        }
+    }
+    !mine
 }
