@@ -211,6 +211,14 @@ impl Agent {
         self
     }
 
+    /// The same agent with the move each search would play checked exactly for a forced
+    /// loss this many plies deep (`SearchSettings::verify_plies`; 0 turns it off).
+    #[must_use]
+    pub fn with_verify(mut self, plies: u32) -> Agent {
+        self.meta.search.verify_plies = plies;
+        self
+    }
+
     /// The metadata.
     #[must_use]
     pub fn meta(&self) -> &AgentMeta {

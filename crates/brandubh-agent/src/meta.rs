@@ -93,6 +93,12 @@ impl AgentMeta {
                 self.search.root_proof_plies
             ));
         }
+        if self.search.verify_plies > 0 {
+            s.push_str(&format!(
+                " + exact check of the move {} plies",
+                self.search.verify_plies
+            ));
+        }
         let t = &self.training;
         if let Some(it) = t.iteration {
             s.push_str(&format!(", iteration {it}"));

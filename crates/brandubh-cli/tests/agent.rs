@@ -76,6 +76,41 @@ fn tiny_agent() -> &'static Path {
     })
 }
 
+/// `export --prove` and `--verify` write the exact proofs into the file's search settings,
+/// and the summary names them; out of range, the flag is named.
+fn export_writes_the_exact_proofs(run: &Path, proving: &Path) {
+    // --prove writes exact root proofs into the file's search settings.
+    let o = brandubh(&["export", s(run), "--out", s(proving), "--prove", "5"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("gumbel 4 simulations + exact root proofs 5 plies, iteration 2"),
+        "{}",
+        stdout(&o)
+    );
+    // --verify writes the exact check of the chosen move there too.
+    let o = brandubh(&[
+        "export",
+        s(run),
+        "--out",
+        s(proving),
+        "--prove",
+        "5",
+        "--verify",
+        "9",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains(
+            "gumbel 4 simulations + exact root proofs 5 plies + exact check of the move 9 plies, iteration 2"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    let o = brandubh(&["export", s(run), "--out", s(proving), "--verify", "16"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--verify"), "{}", stderr(&o));
+}
+
 #[test]
 fn export_from_a_trained_run_then_analyze_and_match() {
     let tmp = temp_dir();
@@ -99,15 +134,7 @@ fn export_from_a_trained_run_then_analyze_and_match() {
         "{text}"
     );
     assert!(text.contains("iter-000002"), "{text}");
-    // --prove writes exact root proofs into the file's search settings.
-    let proving = dir.join("m").join("tiny-prove.agent");
-    let o = brandubh(&["export", s(&run), "--out", s(&proving), "--prove", "5"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(
-        stdout(&o).contains("gumbel 4 simulations + exact root proofs 5 plies, iteration 2"),
-        "{}",
-        stdout(&o)
-    );
+    export_writes_the_exact_proofs(&run, &dir.join("m").join("tiny-prove.agent"));
 
     // The run directory is not needed any more.
     std::fs::remove_dir_all(&run).unwrap();
@@ -353,6 +380,11 @@ fn analyze_with_root_proofs_proves_a_win_in_three() {
     let o = brandubh(&args("16"));
     assert!(!o.status.success());
     assert!(stderr(&o).contains("--prove"), "{}", stderr(&o));
+    let mut verify = args("0");
+    verify.extend(["--verify", "16"]);
+    let o = brandubh(&verify);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--verify"), "{}", stderr(&o));
 }
 
 #[test]

@@ -104,6 +104,7 @@ impl Entrant {
                 algorithm,
                 solver,
                 prove,
+                verify,
             } => {
                 let in_spec = |e: EvalError| EvalError::AgentConfig {
                     agent: spec.to_string(),
@@ -128,6 +129,9 @@ impl Entrant {
                 if let Some(plies) = prove {
                     settings.root_proof_plies = *plies;
                 }
+                if let Some(plies) = verify {
+                    settings.verify_plies = *plies;
+                }
                 Kind::Net {
                     net,
                     settings,
@@ -142,18 +146,9 @@ impl Entrant {
                 reuse,
                 solver,
                 prove,
+                verify,
             } => Kind::File {
-                agent: Arc::new({
-                    let mut agent = brandubh_agent::Agent::load(path)
-                        .map_err(|e| EvalError::Checkpoint(e.to_string()))?;
-                    if let Some(on) = solver {
-                        agent = agent.with_solver(*on);
-                    }
-                    if let Some(plies) = prove {
-                        agent = agent.with_root_proof(*plies);
-                    }
-                    agent
-                }),
+                agent: Arc::new(load_agent_file(path, *solver, *prove, *verify)?),
                 simulations: *simulations,
                 time: *time,
                 reuse: *reuse,
@@ -378,4 +373,26 @@ pub fn latest_checkpoint(run_dir: &Path) -> Result<Checkpoint, EvalError> {
             run: run_dir.to_path_buf(),
             dir: RunDir::new(run_dir).checkpoints(),
         })
+}
+
+/// An agent file with the search options of its spec applied (`None`: the file's). The
+/// file's errors name it.
+fn load_agent_file(
+    path: &Path,
+    solver: Option<bool>,
+    prove: Option<u32>,
+    verify: Option<u32>,
+) -> Result<brandubh_agent::Agent, EvalError> {
+    let mut agent =
+        brandubh_agent::Agent::load(path).map_err(|e| EvalError::Checkpoint(e.to_string()))?;
+    if let Some(on) = solver {
+        agent = agent.with_solver(on);
+    }
+    if let Some(plies) = prove {
+        agent = agent.with_root_proof(plies);
+    }
+    if let Some(plies) = verify {
+        agent = agent.with_verify(plies);
+    }
+    Ok(agent)
 }

@@ -20,6 +20,8 @@
 //!                                            @solver=yes|no (default: the run's)
 //!                                            @prove=PLIES (exact proofs of the root
 //!                                              moves this deep, 0-15; default 0: off)
+//!                                            @verify=PLIES (exact check of the move to
+//!                                              play this deep, 0-15; default 0: off)
 //!                          the other search constants are the run's (its config.toml;
 //!                          the search crate's defaults for a checkpoint outside a run)
 //! agent:FILE             an exported agent file (brandubh export), with the search
@@ -30,7 +32,9 @@
 //!                          (prove wins and losses in the tree; default: the file's,
 //!                          which is yes unless it says otherwise), @prove=PLIES (exact
 //!                          proofs of the root moves this deep before each search, 0-15;
-//!                          default: the file's, 0 = off unless it says otherwise)
+//!                          default: the file's, 0 = off unless it says otherwise),
+//!                          @verify=PLIES (exact check of the move to play this deep
+//!                          after each search, 0-15; default: the file's, 0 = off)
 //! ```
 //!
 //! Examples: `mcts:1000`, `alphabeta:3`, `run:runs/quick@sims=32`,
@@ -108,6 +112,9 @@ pub enum AgentSpec {
         solver: Option<bool>,
         /// Exact root proofs this many plies deep (`@prove=`); `None`: the run's setting.
         prove: Option<u32>,
+        /// Exact check of the chosen move this many plies deep (`@verify=`); `None`: the
+        /// run's setting.
+        verify: Option<u32>,
     },
     /// `agent:FILE` or `FILE.agent`: an exported agent file and the search stored in it.
     File {
@@ -123,6 +130,9 @@ pub enum AgentSpec {
         solver: Option<bool>,
         /// Exact root proofs this many plies deep (`@prove=`); `None`: the file's setting.
         prove: Option<u32>,
+        /// Exact check of the chosen move this many plies deep (`@verify=`); `None`: the
+        /// file's setting.
+        verify: Option<u32>,
     },
 }
 
@@ -270,15 +280,15 @@ impl<'a> Options<'a> {
         }
     }
 
-    /// `@prove=PLIES`, 0 to [`MAX_ROOT_PROOF_PLIES`].
-    fn prove(&self) -> Result<Option<u32>, SpecProblem> {
-        self.get("prove")
+    /// `@prove=PLIES` or `@verify=PLIES` (`key`), 0 to [`MAX_ROOT_PROOF_PLIES`].
+    fn plies(&self, key: &'static str) -> Result<Option<u32>, SpecProblem> {
+        self.get(key)
             .map(|v| {
                 v.parse::<u32>()
                     .ok()
                     .filter(|p| v.bytes().all(|b| b.is_ascii_digit()) && *p <= MAX_ROOT_PROOF_PLIES)
                     .ok_or_else(|| SpecProblem::BadValue {
-                        what: "prove",
+                        what: key,
                         value: v.to_owned(),
                         expected: "a whole number of plies from 0 to 15",
                     })
@@ -389,7 +399,8 @@ fn net(
     arg: Option<&str>,
     raw_options: &[&str],
 ) -> Result<AgentSpec, SpecProblem> {
-    const NET: &str = "it accepts @sims=N, @algo=gumbel|puct, @solver=yes|no and @prove=PLIES";
+    const NET: &str =
+        "it accepts @sims=N, @algo=gumbel|puct, @solver=yes|no, @prove=PLIES and @verify=PLIES";
     let (what, example) = if kind == "run" {
         ("a run directory", "run:runs/quick")
     } else {
@@ -399,7 +410,12 @@ fn net(
         )
     };
     let arg = required(arg, kind, what, example)?;
-    let opts = Options::parse(kind, &["sims", "algo", "solver", "prove"], NET, raw_options)?;
+    let opts = Options::parse(
+        kind,
+        &["sims", "algo", "solver", "prove", "verify"],
+        NET,
+        raw_options,
+    )?;
     let path = PathBuf::from(arg);
     Ok(AgentSpec::Net {
         source: if kind == "run" {
@@ -410,7 +426,8 @@ fn net(
         simulations: opts.number("sims", DEFAULT_NET_SIMULATIONS, MAX_SIMULATIONS)?,
         algorithm: opts.algo()?,
         solver: opts.yes_no("solver")?,
-        prove: opts.prove()?,
+        prove: opts.plies("prove")?,
+        verify: opts.plies("verify")?,
     })
 }
 
@@ -418,8 +435,8 @@ fn net(
 fn agent_file(path: &str, raw_options: &[&str]) -> Result<AgentSpec, SpecProblem> {
     let opts = Options::parse(
         "agent",
-        &["sims", "time", "reuse", "solver", "prove"],
-        "it accepts @sims=N or @time=TIME, @reuse=yes|no, @solver=yes|no and @prove=PLIES",
+        &["sims", "time", "reuse", "solver", "prove", "verify"],
+        "it accepts @sims=N or @time=TIME, @reuse=yes|no, @solver=yes|no, @prove=PLIES and @verify=PLIES",
         raw_options,
     )?;
     let simulations = opts
@@ -440,7 +457,8 @@ fn agent_file(path: &str, raw_options: &[&str]) -> Result<AgentSpec, SpecProblem
         time,
         reuse: opts.yes_no("reuse")?.unwrap_or(true),
         solver: opts.yes_no("solver")?,
-        prove: opts.prove()?,
+        prove: opts.plies("prove")?,
+        verify: opts.plies("verify")?,
     })
 }
 
@@ -536,6 +554,7 @@ impl fmt::Display for AgentSpec {
                 algorithm,
                 solver,
                 prove,
+                verify,
             } => {
                 match source {
                     NetSource::Run(p) => write!(f, "run:{}", p.display())?,
@@ -543,7 +562,8 @@ impl fmt::Display for AgentSpec {
                 }
                 write_net_options(f, *simulations, *algorithm)?;
                 write_solver(f, *solver)?;
-                write_prove(f, *prove)
+                write_plies(f, "prove", *prove)?;
+                write_plies(f, "verify", *verify)
             }
             AgentSpec::File {
                 path,
@@ -552,6 +572,7 @@ impl fmt::Display for AgentSpec {
                 reuse,
                 solver,
                 prove,
+                verify,
             } => {
                 write!(f, "agent:{}", path.display())?;
                 if let Some(n) = simulations {
@@ -564,7 +585,8 @@ impl fmt::Display for AgentSpec {
                     f.write_str("@reuse=no")?;
                 }
                 write_solver(f, *solver)?;
-                write_prove(f, *prove)
+                write_plies(f, "prove", *prove)?;
+                write_plies(f, "verify", *verify)
             }
         }
     }
@@ -606,10 +628,10 @@ fn write_solver(f: &mut impl fmt::Write, solver: Option<bool>) -> fmt::Result {
     }
 }
 
-/// `@prove=PLIES` when given.
-fn write_prove(f: &mut impl fmt::Write, prove: Option<u32>) -> fmt::Result {
-    match prove {
-        Some(p) => write!(f, "@prove={p}"),
+/// `@prove=PLIES` or `@verify=PLIES` (`key`) when given.
+fn write_plies(f: &mut impl fmt::Write, key: &str, plies: Option<u32>) -> fmt::Result {
+    match plies {
+        Some(p) => write!(f, "@{key}={p}"),
         None => Ok(()),
     }
 }
@@ -672,6 +694,7 @@ mod tests {
                 algorithm: None,
                 solver: None,
                 prove: None,
+                verify: None,
             }
         );
         assert_eq!(
@@ -682,6 +705,7 @@ mod tests {
                 algorithm: Some(Algorithm::Puct),
                 solver: None,
                 prove: None,
+                verify: None,
             }
         );
     }
@@ -809,7 +833,7 @@ mod tests {
             ),
             (
                 "ckpt:x@temp=1",
-                "agent spec \"ckpt:x@temp=1\": unknown option \"temp\" for ckpt; it accepts @sims=N, @algo=gumbel|puct, @solver=yes|no and @prove=PLIES",
+                "agent spec \"ckpt:x@temp=1\": unknown option \"temp\" for ckpt; it accepts @sims=N, @algo=gumbel|puct, @solver=yes|no, @prove=PLIES and @verify=PLIES",
             ),
             (
                 "agent:",
@@ -817,7 +841,7 @@ mod tests {
             ),
             (
                 "models/best.agent@algo=puct",
-                "agent spec \"models/best.agent@algo=puct\": unknown option \"algo\" for agent; it accepts @sims=N or @time=TIME, @reuse=yes|no, @solver=yes|no and @prove=PLIES",
+                "agent spec \"models/best.agent@algo=puct\": unknown option \"algo\" for agent; it accepts @sims=N or @time=TIME, @reuse=yes|no, @solver=yes|no, @prove=PLIES and @verify=PLIES",
             ),
             (
                 "m/x.agent@sims=8@time=1s",

@@ -35,6 +35,14 @@ pub struct SearchConfig {
     /// the network's priors can hide (docs/ablations.md, "The play-time search"). 0: off
     /// (default); at most [`MAX_ROOT_PROOF_PLIES`].
     pub root_proof_plies: u32,
+    /// Exact verification of the chosen move, with the solver: after the search, the move
+    /// it would play is checked with [`crate::forced_win`] for a forced win of the opponent
+    /// within this many plies after it; a move so proven is marked a proven loss and the
+    /// next choice is checked, until one is not proven lost or [`VERIFY_NODES`] positions
+    /// (for all the checks of one search) are spent. Deeper than the root proofs of every
+    /// move can afford, because only the moves that would be played are checked. 0: off
+    /// (default); at most [`MAX_ROOT_PROOF_PLIES`].
+    pub verify_plies: u32,
 }
 
 /// Most positions one root move's exact proof ([`SearchConfig::root_proof_plies`]) may
@@ -42,6 +50,9 @@ pub struct SearchConfig {
 pub const ROOT_PROOF_NODES: u64 = 200_000;
 /// Deepest exact proof at the root, in plies.
 pub const MAX_ROOT_PROOF_PLIES: u32 = 15;
+/// Most positions the verification of the chosen move ([`SearchConfig::verify_plies`]) may
+/// visit in one search, all its checks together: about half a second on one core.
+pub const VERIFY_NODES: u64 = 1_000_000;
 
 impl Default for SearchConfig {
     /// 200 simulations of PUCT with self-play defaults, no ply cap.
@@ -53,6 +64,7 @@ impl Default for SearchConfig {
             solver: true,
             discount: 1.0,
             root_proof_plies: 0,
+            verify_plies: 0,
         }
     }
 }
@@ -68,6 +80,7 @@ impl SearchConfig {
             solver: true,
             discount: 1.0,
             root_proof_plies: 0,
+            verify_plies: 0,
         }
     }
 
@@ -81,6 +94,7 @@ impl SearchConfig {
             solver: true,
             discount: 1.0,
             root_proof_plies: 0,
+            verify_plies: 0,
         }
     }
 
@@ -109,6 +123,9 @@ impl SearchConfig {
             v > 0.0 && v <= 1.0
         })?;
         check("root_proof_plies", self.root_proof_plies, "0 to 15", |v| {
+            v <= f64::from(MAX_ROOT_PROOF_PLIES)
+        })?;
+        check("verify_plies", self.verify_plies, "0 to 15", |v| {
             v <= f64::from(MAX_ROOT_PROOF_PLIES)
         })?;
         match &self.algorithm {

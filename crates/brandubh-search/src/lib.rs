@@ -66,7 +66,7 @@ pub use alphabeta::{AlphaBetaConfig, AlphaBetaPlayer, AlphaBetaResult, WIN};
 pub use batch::{Batcher, Round};
 pub use config::{
     AlgorithmConfig, Fpu, GumbelConfig, MAX_ROOT_PROOF_PLIES, PuctConfig, ROOT_PROOF_NODES,
-    SearchConfig, SettingError,
+    SearchConfig, SettingError, VERIFY_NODES,
 };
 pub use error::SearchError;
 pub use evaluator::{Evaluation, Evaluator, Leaf};

@@ -8,7 +8,7 @@ use brandubh_rules::{Game, Move, MoveList};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::config::{AlgorithmConfig, ROOT_PROOF_NODES, SearchConfig};
+use crate::config::{AlgorithmConfig, ROOT_PROOF_NODES, SearchConfig, VERIFY_NODES};
 use crate::error::SearchError;
 use crate::evaluator::{Evaluation, Evaluator, Leaf};
 use crate::forced::forced_win;
@@ -78,6 +78,11 @@ pub struct Search {
     /// Whether the root noise (Dirichlet or Gumbel) of this search is drawn.
     root_ready: bool,
     gumbel: GumbelRoot,
+    /// Positions the verification of chosen moves may still visit at this root
+    /// ([`SearchConfig::verify_plies`]).
+    verify_left: u64,
+    /// Root children already verified (not proven lost) at this root.
+    verified: Vec<u32>,
 }
 
 impl Search {
@@ -97,6 +102,8 @@ impl Search {
             spent: 0,
             root_ready: false,
             gumbel: GumbelRoot::default(),
+            verify_left: VERIFY_NODES,
+            verified: Vec::new(),
         })
     }
 
@@ -326,7 +333,7 @@ impl Search {
         let visits: Vec<u32> = children.clone().map(|c| self.tree.get(c).visits).collect();
         let (best, policy) = match self.proven_choice(children.clone()) {
             Some(choice) => choice,
-            None => self.searched_choice(&visits),
+            None => self.verified_choice(&visits),
         };
         Ok(SearchResult {
             best_move: moves[best],
@@ -387,6 +394,62 @@ impl Search {
         match alive {
             Some(c) => ((c - first) as usize, policy),
             None => (best, policy),
+        }
+    }
+
+    /// [`Search::searched_choice`], the choice verified when [`SearchConfig::verify_plies`]
+    /// asks for it: a chosen move proven lost by the check is marked so in the tree, and
+    /// the choice is made again, until a move is not proven lost (or every move is, or the
+    /// budget is spent).
+    fn verified_choice(&mut self, visits: &[u32]) -> (usize, Vec<f32>) {
+        loop {
+            let (best, policy) = self.searched_choice(visits);
+            if !self.verify_move(best) {
+                return (best, policy);
+            }
+        }
+    }
+
+    /// Checks root move `index` for a forced win of the opponent within
+    /// [`SearchConfig::verify_plies`] plies after it, with what is left of
+    /// [`VERIFY_NODES`]; `true` when it was proven lost now (and is marked so in the tree).
+    /// A move already proven, or verified at this root, is not checked again; a loss longer
+    /// than the ply cap allows is not a proof.
+    fn verify_move(&mut self, index: usize) -> bool {
+        let plies = self.config.verify_plies;
+        if !self.config.solver || plies == 0 || self.verify_left == 0 {
+            return false;
+        }
+        let child = self.tree.child_range(ROOT).start + index as u32;
+        if self.tree.get(child).proof.is_some() || self.verified.contains(&child) {
+            return false;
+        }
+        self.verified.push(child);
+        let me = self.game.side_to_move();
+        self.game.play_unchecked(self.tree.get(child).mv);
+        let proof = (!self.game.is_over())
+            .then(|| forced_win(&self.game, me.opponent(), plies, self.verify_left));
+        self.game.undo();
+        let Some(proof) = proof else {
+            return false;
+        };
+        self.verify_left = self.verify_left.saturating_sub(proof.nodes);
+        let cap_left = self
+            .config
+            .ply_cap
+            .map(|cap| (cap as usize).saturating_sub(self.game.ply() + 1));
+        match proof.plies {
+            Some(k) if cap_left.is_none_or(|left| k as usize <= left) => {
+                self.tree.prove(
+                    child,
+                    Proven {
+                        value: 1,
+                        plies: k as u16,
+                    },
+                );
+                true
+            }
+            _ => false,
         }
     }
 
@@ -485,6 +548,8 @@ impl Search {
         self.started = 0;
         self.spent = 0;
         self.root_ready = false;
+        self.verify_left = VERIFY_NODES;
+        self.verified.clear();
         Ok(())
     }
 
@@ -506,6 +571,8 @@ impl Search {
         self.started = 0;
         self.spent = 0;
         self.root_ready = false;
+        self.verify_left = VERIFY_NODES;
+        self.verified.clear();
         Ok(())
     }
 

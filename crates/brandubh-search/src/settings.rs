@@ -136,6 +136,11 @@ pub struct SearchSettings {
     /// [`crate::MAX_ROOT_PROOF_PLIES`]. Default `0`: off (not written to files then).
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "is_zero"))]
     pub root_proof_plies: u32,
+    /// Exact verification of the move each search would play, this many plies deep
+    /// ([`crate::SearchConfig::verify_plies`]); it needs the solver. Range 0 to
+    /// [`crate::MAX_ROOT_PROOF_PLIES`]. Default `0`: off (not written to files then).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "is_zero"))]
+    pub verify_plies: u32,
 }
 
 #[cfg(feature = "serde")]
@@ -178,6 +183,7 @@ impl Default for SearchSettings {
             solver: None,
             value_discount: 1.0,
             root_proof_plies: 0,
+            verify_plies: 0,
         }
     }
 }
@@ -248,6 +254,12 @@ impl SearchSettings {
             self.root_proof_plies,
             AtLeast(0.0),
             f64::from(crate::MAX_ROOT_PROOF_PLIES),
+        )?;
+        range(
+            "verify_plies",
+            self.verify_plies,
+            AtLeast(0.0),
+            f64::from(crate::MAX_ROOT_PROOF_PLIES),
         )
     }
 
@@ -304,6 +316,7 @@ impl SearchSettings {
             solver,
             discount: self.value_discount as f32,
             root_proof_plies: self.root_proof_plies,
+            verify_plies: self.verify_plies,
         };
         config.validate()?;
         Ok(config)
@@ -386,6 +399,14 @@ mod tests {
         };
         let c = s.search_config(Some(40)).unwrap();
         assert_eq!((c.simulations, c.ply_cap), (100, Some(40)));
+        assert_eq!((c.root_proof_plies, c.verify_plies), (0, 0));
+        let proofs = SearchSettings {
+            root_proof_plies: 5,
+            verify_plies: 9,
+            ..s.clone()
+        };
+        let pc = proofs.play_config(None).unwrap();
+        assert_eq!((pc.root_proof_plies, pc.verify_plies), (5, 9));
         let AlgorithmConfig::Puct(p) = &c.algorithm else {
             panic!("{c:?}")
         };
@@ -457,6 +478,22 @@ mod tests {
                     ..d()
                 }),
                 "value_discount"
+            );
+        }
+        for plies in [16, 100] {
+            assert_eq!(
+                bad(SearchSettings {
+                    root_proof_plies: plies,
+                    ..d()
+                }),
+                "root_proof_plies"
+            );
+            assert_eq!(
+                bad(SearchSettings {
+                    verify_plies: plies,
+                    ..d()
+                }),
+                "verify_plies"
             );
         }
         let e = SearchSettings { c_puct: 0.0, ..d() }

@@ -275,10 +275,12 @@ fn root_proofs_find_the_win_in_three_with_one_simulation() {
 }
 
 #[test]
-fn root_proofs_never_play_a_move_that_loses_by_force_while_another_does_not() {
+fn root_proofs_and_the_check_of_the_move_never_play_a_move_that_loses_by_force_while_another_does_not()
+ {
     // Positions from seeded random playouts where some moves lose within 3 plies (by
-    // plain minimax) and some do not: the search with root proofs 3 plies deep and a
-    // single simulation never plays a losing one; without them it does.
+    // plain minimax) and some do not: the search with a single simulation and root proofs
+    // 3 plies deep, or the chosen move checked 3 plies deep, never plays a losing one;
+    // without them it does. Where the plain choice is not lost, the check keeps it.
     use rand::{Rng, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(41);
     let (mut mixed, mut blunders_without) = (0, 0);
@@ -309,12 +311,23 @@ fn root_proofs_never_play_a_move_that_loses_by_force_while_another_does_not() {
             continue;
         }
         mixed += 1;
-        let chosen = |plies| {
-            let mut s = Search::new(g.clone(), with_root_proofs(1, plies), 5).unwrap();
+        let chosen = |prove, verify| {
+            let config = SearchConfig {
+                verify_plies: verify,
+                ..with_root_proofs(1, prove)
+            };
+            let mut s = Search::new(g.clone(), config, 5).unwrap();
             s.run(&mut UniformEvaluator, 1).unwrap().best_move
         };
-        assert!(!lost.contains(&chosen(3)), "{}", g.position());
-        blunders_without += usize::from(lost.contains(&chosen(0)));
+        assert!(!lost.contains(&chosen(3, 0)), "{}", g.position());
+        let plain = chosen(0, 0);
+        let checked = chosen(0, 3);
+        assert!(!lost.contains(&checked), "{}", g.position());
+        if lost.contains(&plain) {
+            blunders_without += 1;
+        } else {
+            assert_eq!(checked, plain, "{}", g.position());
+        }
     }
     assert!(blunders_without > 0);
 }

@@ -1,4 +1,4 @@
-//! `brandubh analyze [--agent FILE] [--position POS] [--sims N | --time SECONDS] [--prove P] [--top K]
+//! `brandubh analyze [--agent FILE] [--position POS] [--sims N | --time SECONDS] [--prove P] [--verify P] [--top K]
 //! [--seed S] [--json] [MOVE ...]`: an agent's view of one position.
 
 use std::io::Write;
@@ -42,6 +42,11 @@ pub struct Args {
     #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32)
               .range(0..=i64::from(brandubh_search::MAX_ROOT_PROOF_PLIES)))]
     prove: Option<u32>,
+    /// Exact check of the move to play for a forced loss this many plies deep after the
+    /// search, 0-15 (default: the agent file's setting).
+    #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32)
+              .range(0..=i64::from(brandubh_search::MAX_ROOT_PROOF_PLIES)))]
+    verify: Option<u32>,
     /// Moves to show.
     #[arg(long, value_name = "K", default_value_t = 10,
           value_parser = clap::value_parser!(u32).range(1..=200))]
@@ -84,6 +89,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut agent = Agent::load(&path)?;
     if let Some(plies) = args.prove {
         agent = agent.with_root_proof(plies);
+    }
+    if let Some(plies) = args.verify {
+        agent = agent.with_verify(plies);
     }
     let game = position_to_analyze(args.position.as_deref(), &args.moves)?;
     let budget = budget(args.sims, args.time, &agent);

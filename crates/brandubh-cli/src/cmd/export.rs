@@ -1,4 +1,4 @@
-//! `brandubh export <RUN_DIR | CHECKPOINT> --out models/NAME.agent [--sims N] [--algo A] [--prove P]
+//! `brandubh export <RUN_DIR | CHECKPOINT> --out models/NAME.agent [--sims N] [--algo A] [--prove P] [--verify P]
 //! [--name NAME] [--average N]`: a trained network (or the mean of a run's last N) as one
 //! self-contained agent file;
 //! `brandubh export <AGENT | RUN_DIR | CHECKPOINT> --format onnx --out NAME.onnx`: its
@@ -57,6 +57,11 @@ pub struct Args {
     #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32)
               .range(0..=i64::from(brandubh_search::MAX_ROOT_PROOF_PLIES)))]
     prove: Option<u32>,
+    /// Exact check of the move to play for a forced loss this many plies deep after each
+    /// search, 0-15 (the search's `verify_plies`; default: the run's, which is 0, off).
+    #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32)
+              .range(0..=i64::from(brandubh_search::MAX_ROOT_PROOF_PLIES)))]
+    verify: Option<u32>,
     /// The agent's name (default: the file name without .agent).
     #[arg(long)]
     name: Option<String>,
@@ -125,6 +130,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(p) = args.prove {
         search.root_proof_plies = p;
     }
+    if let Some(p) = args.verify {
+        search.verify_plies = p;
+    }
     // The agent file's directory is created by the write itself (brandubh_fs::write_atomic).
     let agent = export_average(&checkpoints, &args.out, &ExportOptions { name, search })?;
     let size = std::fs::metadata(&args.out)
@@ -167,9 +175,14 @@ fn run_onnx(args: &Args) -> anyhow::Result<ExitCode> {
             args.out.display()
         );
     }
-    if args.sims.is_some() || args.algo.is_some() || args.prove.is_some() || args.name.is_some() {
+    if args.sims.is_some()
+        || args.algo.is_some()
+        || args.prove.is_some()
+        || args.verify.is_some()
+        || args.name.is_some()
+    {
         bail!(
-            "--sims, --algo, --prove and --name describe an agent file; an ONNX model holds only the network"
+            "--sims, --algo, --prove, --verify and --name describe an agent file; an ONNX model holds only the network"
         );
     }
     let is_agent = args.source.extension().and_then(|e| e.to_str()) == Some("agent");
