@@ -10,26 +10,15 @@
 //! Black player loses that opening, whatever its strength; "none within n" says nothing
 //! about longer lines.
 
+mod common;
+use common::arg;
+
 use std::process::ExitCode;
 use std::time::Instant;
 
 use brandubh_eval::Openings;
 use brandubh_rules::Side;
 use brandubh_search::forced_win;
-
-fn arg<T: std::str::FromStr>(
-    args: &[String],
-    i: usize,
-    name: &str,
-    default: T,
-) -> Result<T, String> {
-    match args.get(i) {
-        None => Ok(default),
-        Some(text) => text
-            .parse()
-            .map_err(|_| format!("{name} {text:?}: not a valid number")),
-    }
-}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
