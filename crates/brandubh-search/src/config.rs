@@ -32,16 +32,18 @@ pub struct SearchConfig {
     /// fewer, each with at most [`ROOT_PROOF_NODES`] positions; a move so proven is a
     /// proven loss or win for the solver (never played while another move is not proven
     /// lost; the fastest proven win is played). Lines longer than the tree is deep, which
-    /// the network's priors can hide (docs/ablations.md, "The play-time search"). 0: off
-    /// (default); at most [`MAX_ROOT_PROOF_PLIES`].
+    /// the network's priors can hide (docs/ablations.md, "The play-time search"). Under a
+    /// deadline the proofs end at it. 0: off (default); at most [`MAX_ROOT_PROOF_PLIES`].
     pub root_proof_plies: u32,
     /// Exact verification of the chosen move, with the solver: after the search, the move
     /// it would play is checked with [`crate::forced_win`] for a forced win of the opponent
     /// within this many plies after it; a move so proven is marked a proven loss and the
     /// next choice is checked, until one is not proven lost or [`VERIFY_NODES`] positions
     /// (for all the checks of one search) are spent. Deeper than the root proofs of every
-    /// move can afford, because only the moves that would be played are checked. 0: off
-    /// (default); at most [`MAX_ROOT_PROOF_PLIES`].
+    /// move can afford, because only the moves that would be played are checked. Under a
+    /// deadline ([`crate::Search::run_until`]) the simulations stop at three quarters of
+    /// the time left and the checks end at the deadline. 0: off (default); at most
+    /// [`MAX_ROOT_PROOF_PLIES`].
     pub verify_plies: u32,
 }
 

@@ -9,9 +9,15 @@
 //! what was proven before the budget ran out is reported. Move ordering is a killer move
 //! per ply (the last move that won or escaped there), tried first.
 
+use std::time::Instant;
+
 use brandubh_rules::{Game, Move, MoveList, Side};
 
 use crate::heuristic::decisive_move;
+
+/// How many positions [`forced_win_until`] visits between readings of the clock (about a
+/// millisecond).
+pub const CLOCK_EVERY: u64 = 2048;
 
 /// What [`forced_win`] proved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +39,19 @@ pub struct ForcedWin {
 /// finished game is a win in 0 plies or never one.
 #[must_use]
 pub fn forced_win(game: &Game, winner: Side, max_plies: u32, node_budget: u64) -> ForcedWin {
+    forced_win_until(game, winner, max_plies, node_budget, None)
+}
+
+/// [`forced_win`] that also stops at `deadline` (read every [`CLOCK_EVERY`] positions):
+/// what was proven by then is reported, like a spent budget.
+#[must_use]
+pub fn forced_win_until(
+    game: &Game,
+    winner: Side,
+    max_plies: u32,
+    node_budget: u64,
+    deadline: Option<Instant>,
+) -> ForcedWin {
     if let Some(outcome) = game.outcome() {
         return ForcedWin {
             plies: (outcome.winner == winner).then_some(0),
@@ -44,6 +63,7 @@ pub fn forced_win(game: &Game, winner: Side, max_plies: u32, node_budget: u64) -
         winner,
         nodes: 0,
         budget: node_budget,
+        deadline,
         aborted: false,
         killers: vec![None; max_plies as usize + 1],
     };
@@ -78,6 +98,7 @@ struct ForcedSearch {
     winner: Side,
     nodes: u64,
     budget: u64,
+    deadline: Option<Instant>,
     aborted: bool,
     /// Per ply from the root: the last move that won (attack) or escaped (defence).
     killers: Vec<Option<Move>>,
@@ -86,7 +107,10 @@ struct ForcedSearch {
 impl ForcedSearch {
     fn count(&mut self) -> bool {
         self.nodes += 1;
-        if self.nodes > self.budget {
+        if self.nodes > self.budget
+            || (self.nodes.is_multiple_of(CLOCK_EVERY)
+                && self.deadline.is_some_and(|d| Instant::now() >= d))
+        {
             self.aborted = true;
         }
         self.aborted

@@ -71,7 +71,7 @@ pub use config::{
 pub use error::SearchError;
 pub use evaluator::{Evaluation, Evaluator, Leaf};
 pub use evaluators::{GreedyEvaluator, RolloutEvaluator, UniformEvaluator};
-pub use forced::{ForcedWin, forced_win};
+pub use forced::{CLOCK_EVERY, ForcedWin, forced_win, forced_win_until};
 pub use players::{GreedyPlayer, MctsPlayer, Player, RandomPlayer, SearchingPlayer};
 pub use search::{MAX_TERMINALS_PER_GATHER, Search, SearchResult, search};
 pub use settings::{Algorithm, MAX_SIMULATIONS, SearchSettings, UnknownAlgorithm};

@@ -11,7 +11,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::config::{AlgorithmConfig, ROOT_PROOF_NODES, SearchConfig, VERIFY_NODES};
 use crate::error::SearchError;
 use crate::evaluator::{Evaluation, Evaluator, Leaf};
-use crate::forced::forced_win;
+use crate::forced::forced_win_until;
 use crate::gumbel::{self, GumbelRoot};
 use crate::puct;
 use crate::solver::{self, Proven};
@@ -83,6 +83,8 @@ pub struct Search {
     verify_left: u64,
     /// Root children already verified (not proven lost) at this root.
     verified: Vec<u32>,
+    /// The deadline of the running [`Search::run_until`], which the exact proofs also keep.
+    deadline: Option<Instant>,
 }
 
 impl Search {
@@ -104,6 +106,7 @@ impl Search {
             gumbel: GumbelRoot::default(),
             verify_left: VERIFY_NODES,
             verified: Vec::new(),
+            deadline: None,
         })
     }
 
@@ -267,6 +270,9 @@ impl Search {
 
     /// Runs the search until it is done or `deadline` has passed, whichever comes first,
     /// handing `evaluator` up to `max_batch` leaves at a time, and returns the result.
+    /// The exact proofs stop at the deadline too; with the check of the chosen move on
+    /// ([`SearchConfig::verify_plies`]) the simulations stop at three quarters of the time
+    /// left, and the check has the rest.
     ///
     /// The clock is read after every evaluator call (one batch of simulations), never
     /// converted to a simulation count: the budget of [`SearchConfig::simulations`] is an
@@ -296,10 +302,19 @@ impl Search {
                 count: self.pending.len(),
             });
         }
+        self.deadline = deadline;
+        let stop = deadline.map(|d| {
+            let now = Instant::now();
+            if self.config.solver && self.config.verify_plies > 0 {
+                now + d.saturating_duration_since(now).mul_f64(0.75)
+            } else {
+                d
+            }
+        });
         let mut leaves = Vec::with_capacity(max_batch.max(1));
         while !self.is_done() {
             let root_ready = self.tree.get(ROOT).is_expanded();
-            if root_ready && deadline.is_some_and(|d| Instant::now() >= d) {
+            if root_ready && stop.is_some_and(|d| Instant::now() >= d) {
                 break;
             }
             leaves.clear();
@@ -427,8 +442,15 @@ impl Search {
         self.verified.push(child);
         let me = self.game.side_to_move();
         self.game.play_unchecked(self.tree.get(child).mv);
-        let proof = (!self.game.is_over())
-            .then(|| forced_win(&self.game, me.opponent(), plies, self.verify_left));
+        let proof = (!self.game.is_over()).then(|| {
+            forced_win_until(
+                &self.game,
+                me.opponent(),
+                plies,
+                self.verify_left,
+                self.deadline,
+            )
+        });
         self.game.undo();
         let Some(proof) = proof else {
             return false;
@@ -485,15 +507,21 @@ impl Search {
             self.game.play_unchecked(self.tree.get(child).mv);
             let proof = if self.game.is_over() {
                 None
-            } else if let Some(k) =
-                forced_win(&self.game, me.opponent(), plies, ROOT_PROOF_NODES).plies
+            } else if let Some(k) = forced_win_until(
+                &self.game,
+                me.opponent(),
+                plies,
+                ROOT_PROOF_NODES,
+                self.deadline,
+            )
+            .plies
             {
                 Some(Proven {
                     value: 1,
                     plies: k as u16,
                 })
             } else if plies > 1 {
-                forced_win(&self.game, me, plies - 1, ROOT_PROOF_NODES)
+                forced_win_until(&self.game, me, plies - 1, ROOT_PROOF_NODES, self.deadline)
                     .plies
                     .map(|k| Proven {
                         value: -1,
@@ -550,6 +578,7 @@ impl Search {
         self.root_ready = false;
         self.verify_left = VERIFY_NODES;
         self.verified.clear();
+        self.deadline = None;
         Ok(())
     }
 
@@ -573,6 +602,7 @@ impl Search {
         self.root_ready = false;
         self.verify_left = VERIFY_NODES;
         self.verified.clear();
+        self.deadline = None;
         Ok(())
     }
 

@@ -10,7 +10,9 @@
 mod common;
 
 use brandubh_rules::{Game, Side};
-use brandubh_search::forced_win;
+use std::time::{Duration, Instant};
+
+use brandubh_search::{forced_win, forced_win_until};
 use common::{BLOCK_IN_ONE, ESCAPE_IN_ONE, game, wins_within};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -89,4 +91,21 @@ fn the_budget_stops_the_search_and_says_how_far_it_got() {
     assert_eq!(r.plies, None);
     assert!(r.searched < 15);
     assert!(r.nodes <= 2_001);
+}
+
+#[test]
+fn a_deadline_stops_the_search_like_the_budget() {
+    // 15 plies from the start would take far longer than any test; with no node budget
+    // the deadline alone ends it, at a depth short of 15, and says how far it got.
+    let g = Game::default();
+    let deadline = Instant::now() + Duration::from_millis(30);
+    let r = forced_win_until(&g, Side::White, 15, u64::MAX, Some(deadline));
+    assert_eq!(r.plies, None);
+    assert!(r.searched < 15, "{r:?}");
+    assert!(Instant::now() >= deadline);
+    // A deadline already passed still lets the first CLOCK_EVERY positions be searched,
+    // and a win in one is found within them.
+    let past = Some(Instant::now());
+    let r = forced_win_until(&game(ESCAPE_IN_ONE), Side::White, 9, u64::MAX, past);
+    assert_eq!(r.plies, Some(1));
 }

@@ -475,9 +475,17 @@ fn bad_settings_and_finished_games_are_refused() {
 #[test]
 fn run_until_stops_at_the_deadline_and_always_has_a_result() {
     use std::time::{Duration, Instant};
+    // The exact proofs keep the deadline too: root proofs and the check of the move 15
+    // plies deep would take seconds by their node budgets alone.
+    let proving = SearchConfig {
+        root_proof_plies: 15,
+        verify_plies: 15,
+        ..SearchConfig::puct(1_000_000).without_noise()
+    };
     for config in [
         SearchConfig::puct(1_000_000).without_noise(),
         SearchConfig::gumbel(1_000_000),
+        proving,
     ] {
         // A deadline already passed: the root is evaluated, no simulation runs, and the
         // result is the network's choice.
