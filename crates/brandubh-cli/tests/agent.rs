@@ -109,6 +109,39 @@ fn export_writes_the_exact_proofs(run: &Path, proving: &Path) {
     let o = brandubh(&["export", s(run), "--out", s(proving), "--verify", "16"]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("--verify"), "{}", stderr(&o));
+    // An agent file exported again: the same network and record, other search settings.
+    let again = proving.with_file_name("tiny-again.agent");
+    let o = brandubh(&[
+        "export",
+        s(proving),
+        "--out",
+        s(&again),
+        "--verify",
+        "0",
+        "--sims",
+        "9",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains(
+            "tiny-again (C8xN1, gumbel 9 simulations + exact root proofs 5 plies, iteration 2"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    let (a, b) = (
+        brandubh_agent::Agent::load(proving).unwrap(),
+        brandubh_agent::Agent::load(&again).unwrap(),
+    );
+    assert_eq!(a.weights(), b.weights());
+    assert_eq!(a.meta().training, b.meta().training);
+    let o = brandubh(&["export", s(proving), "--out", s(&again), "--average", "2"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).starts_with("error: --average: an agent file holds one network"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

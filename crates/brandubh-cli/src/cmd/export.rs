@@ -1,6 +1,6 @@
-//! `brandubh export <RUN_DIR | CHECKPOINT> --out models/NAME.agent [--sims N] [--algo A] [--prove P] [--verify P]
-//! [--name NAME] [--average N]`: a trained network (or the mean of a run's last N) as one
-//! self-contained agent file;
+//! `brandubh export <RUN_DIR | CHECKPOINT | AGENT> --out models/NAME.agent [--sims N] [--algo A] [--prove P]
+//! [--verify P] [--name NAME] [--average N]`: a trained network (or the mean of a run's last
+//! N) as one self-contained agent file, or an agent file again with other search settings;
 //! `brandubh export <AGENT | RUN_DIR | CHECKPOINT> --format onnx --out NAME.onnx`: its
 //! network as a standard ONNX model.
 
@@ -25,6 +25,9 @@ use crate::out;
 /// checkpoint they come from the config.toml of the run it lies in, if any, else Gumbel with
 /// 64 simulations.
 ///
+/// From an agent file (*.agent) the same network and training record are written again,
+/// with the search settings changed by --sims, --algo, --prove and --verify.
+///
 /// With --average N the agent's weights are the element-wise mean of N checkpoints of the
 /// run: the last N, or the N that end at the checkpoint given (stochastic weight averaging;
 /// batch-norm statistics are averaged too).
@@ -34,10 +37,9 @@ use crate::out;
 /// "value" [batch, 1]); the source may then also be an agent file.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// A run directory (its latest checkpoint) or a checkpoint: its stem
-    /// (runs/x/checkpoints/iter-000012) or either of its files; with --format onnx also an
-    /// agent file (*.agent).
-    #[arg(value_name = "RUN_DIR|CHECKPOINT")]
+    /// A run directory (its latest checkpoint), a checkpoint (its stem,
+    /// runs/x/checkpoints/iter-000012, or either of its files) or an agent file (*.agent).
+    #[arg(value_name = "RUN_DIR|CHECKPOINT|AGENT")]
     source: PathBuf,
     /// The file to write, e.g. models/brandubh-v1.agent, or NAME.onnx with --format onnx
     /// (its directory is created).
@@ -106,6 +108,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default(),
     };
+    if is_agent_file(&args.source) {
+        return reexport(&args, name);
+    }
     let (checkpoint, run_config) = resolve(&args.source)?;
     let checkpoints = averaged(&args.source, &checkpoint, args.average)?;
     let mut search = match &run_config {
@@ -121,18 +126,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             SearchSettings::default()
         }
     };
-    if let Some(algo) = args.algo {
-        search.algorithm = algo;
-    }
-    if let Some(n) = args.sims {
-        search.simulations = n;
-    }
-    if let Some(p) = args.prove {
-        search.root_proof_plies = p;
-    }
-    if let Some(p) = args.verify {
-        search.verify_plies = p;
-    }
+    apply_search_flags(&args, &mut search);
     // The agent file's directory is created by the write itself (brandubh_fs::write_atomic).
     let agent = export_average(&checkpoints, &args.out, &ExportOptions { name, search })?;
     let size = std::fs::metadata(&args.out)
@@ -166,6 +160,62 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Whether `source` names an agent file (by its extension).
+fn is_agent_file(source: &Path) -> bool {
+    source.extension().and_then(|e| e.to_str()) == Some("agent")
+}
+
+/// The search flags (--algo, --sims, --prove, --verify) applied to `search`.
+fn apply_search_flags(args: &Args, search: &mut SearchSettings) {
+    if let Some(algo) = args.algo {
+        search.algorithm = algo;
+    }
+    if let Some(n) = args.sims {
+        search.simulations = n;
+    }
+    if let Some(p) = args.prove {
+        search.root_proof_plies = p;
+    }
+    if let Some(p) = args.verify {
+        search.verify_plies = p;
+    }
+}
+
+/// `export AGENT --out NEW.agent`: the agent file's network and training record written
+/// again (atomically) under `name`, with the search flags applied to its settings.
+fn reexport(args: &Args, name: String) -> anyhow::Result<ExitCode> {
+    if args.average > 1 {
+        bail!("--average: an agent file holds one network; average a run's checkpoints instead");
+    }
+    let agent = brandubh_agent::Agent::load(&args.source)?;
+    let mut meta = agent.meta().clone();
+    meta.name = name;
+    apply_search_flags(args, &mut meta.search);
+    meta.search
+        .validate()
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.out.display()))?;
+    let model = meta.model.clone();
+    let agent =
+        brandubh_agent::Agent::from_weights(agent.weights().to_vec(), model, meta, &args.out)?;
+    let size = agent.save(&args.out)?;
+    let mut w = out::stdout();
+    writeln!(w, "wrote {} ({size} bytes)", args.out.display())?;
+    writeln!(w, "  agent   {}", agent.meta().summary())?;
+    writeln!(
+        w,
+        "  from    {} (network {}, search settings changed)",
+        args.source.display(),
+        agent.meta().weights_crc32
+    )?;
+    writeln!(
+        w,
+        "  play it with: brandubh play --agent {}",
+        args.out.display()
+    )?;
+    out::flush(&mut w)?;
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `export --format onnx`: the network of an agent file, a run's latest checkpoint or a
 /// checkpoint, written atomically as an ONNX model.
 fn run_onnx(args: &Args) -> anyhow::Result<ExitCode> {
@@ -185,8 +235,7 @@ fn run_onnx(args: &Args) -> anyhow::Result<ExitCode> {
             "--sims, --algo, --prove, --verify and --name describe an agent file; an ONNX model holds only the network"
         );
     }
-    let is_agent = args.source.extension().and_then(|e| e.to_str()) == Some("agent");
-    let (folded, from) = if is_agent {
+    let (folded, from) = if is_agent_file(&args.source) {
         let agent = brandubh_agent::Agent::load(&args.source)?;
         let folded = checkpoint::folded_from_bytes(&agent.meta().model, agent.weights().to_vec())
             .map_err(|reason| anyhow::anyhow!("{}: {reason}", args.source.display()))?;
