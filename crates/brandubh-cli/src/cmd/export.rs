@@ -133,28 +133,40 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("{}", args.out.display()))?
         .len();
     let meta = agent.meta();
-    let mut w = out::stdout();
-    writeln!(w, "wrote {} ({size} bytes)", args.out.display())?;
-    writeln!(w, "  agent   {}", meta.summary())?;
-    writeln!(
-        w,
+    let mut lines = vec![format!(
         "  from    {} (step {}, written {})",
         checkpoint.display(),
         meta.training.steps,
         meta.training.trained_date
-    )?;
+    )];
     if let [first, .., _] = &checkpoints[..] {
-        writeln!(
-            w,
+        lines.push(format!(
             "  weights the mean of {} checkpoints, from {}",
             checkpoints.len(),
             first.display()
-        )?;
+        ));
+    }
+    print_written(&args.out, size, &meta.summary(), &lines)
+}
+
+/// What export prints for an agent file it wrote: the file and size, the agent's summary,
+/// `origin` (lines saying where it came from) and how to play it.
+fn print_written(
+    path: &Path,
+    size: u64,
+    summary: &str,
+    origin: &[String],
+) -> anyhow::Result<ExitCode> {
+    let mut w = out::stdout();
+    writeln!(w, "wrote {} ({size} bytes)", path.display())?;
+    writeln!(w, "  agent   {summary}")?;
+    for line in origin {
+        writeln!(w, "{line}")?;
     }
     writeln!(
         w,
         "  play it with: brandubh play --agent {}",
-        args.out.display()
+        path.display()
     )?;
     out::flush(&mut w)?;
     Ok(ExitCode::SUCCESS)
@@ -198,22 +210,12 @@ fn reexport(args: &Args, name: String) -> anyhow::Result<ExitCode> {
     let agent =
         brandubh_agent::Agent::from_weights(agent.weights().to_vec(), model, meta, &args.out)?;
     let size = agent.save(&args.out)?;
-    let mut w = out::stdout();
-    writeln!(w, "wrote {} ({size} bytes)", args.out.display())?;
-    writeln!(w, "  agent   {}", agent.meta().summary())?;
-    writeln!(
-        w,
+    let origin = format!(
         "  from    {} (network {}, search settings changed)",
         args.source.display(),
         agent.meta().weights_crc32
-    )?;
-    writeln!(
-        w,
-        "  play it with: brandubh play --agent {}",
-        args.out.display()
-    )?;
-    out::flush(&mut w)?;
-    Ok(ExitCode::SUCCESS)
+    );
+    print_written(&args.out, size, &agent.meta().summary(), &[origin])
 }
 
 /// `export --format onnx`: the network of an agent file, a run's latest checkpoint or a
