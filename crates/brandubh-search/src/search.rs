@@ -456,12 +456,8 @@ impl Search {
             return false;
         };
         self.verify_left = self.verify_left.saturating_sub(proof.nodes);
-        let cap_left = self
-            .config
-            .ply_cap
-            .map(|cap| (cap as usize).saturating_sub(self.game.ply() + 1));
         match proof.plies {
-            Some(k) if cap_left.is_none_or(|left| k as usize <= left) => {
+            Some(k) if self.within_ply_cap(k) => {
                 self.tree.prove(
                     child,
                     Proven {
@@ -473,6 +469,14 @@ impl Search {
             }
             _ => false,
         }
+    }
+
+    /// Whether a line of `plies` plies after a root move ends before the ply cap: only then
+    /// is an exact proof of it a proof in this game (it would end unfinished first).
+    fn within_ply_cap(&self, plies: u32) -> bool {
+        self.config
+            .ply_cap
+            .is_none_or(|cap| plies as usize <= (cap as usize).saturating_sub(self.game.ply() + 1))
     }
 
     /// Marks the root's moves that win on the spot as terminal children, which proves the
@@ -495,10 +499,6 @@ impl Search {
     fn prove_root_moves(&mut self) {
         let plies = self.config.root_proof_plies;
         let me = self.game.side_to_move();
-        let cap_left = self
-            .config
-            .ply_cap
-            .map(|cap| (cap as usize).saturating_sub(self.game.ply() + 1));
         let mut proofs = Vec::new();
         for child in self.tree.child_range(ROOT) {
             if self.tree.get(child).proof.is_some() {
@@ -532,7 +532,7 @@ impl Search {
             };
             self.game.undo();
             if let Some(p) = proof
-                && cap_left.is_none_or(|left| usize::from(p.plies) <= left)
+                && self.within_ply_cap(u32::from(p.plies))
             {
                 proofs.push((child, p));
             }
