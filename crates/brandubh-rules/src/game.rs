@@ -91,6 +91,10 @@ impl fmt::Display for Outcome {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Game {
     positions: Vec<Position>,
+    /// Per position, the index of the first position since the last capture (the start
+    /// of its run of positions with the same pieces on the board): only those can repeat
+    /// it (rule 8.4).
+    run_starts: Vec<u32>,
     moves: Vec<Move>,
     outcome: Option<Outcome>,
 }
@@ -125,8 +129,11 @@ impl Game {
         };
         let mut positions = Vec::with_capacity(128);
         positions.push(start);
+        let mut run_starts = Vec::with_capacity(128);
+        run_starts.push(0);
         Game {
             positions,
+            run_starts,
             moves: Vec::with_capacity(128),
             outcome,
         }
@@ -200,7 +207,7 @@ impl Game {
     /// How many times the current position has occurred, this time included (rule 8.4).
     #[must_use]
     pub fn repetitions(&self) -> u32 {
-        count_occurrences(&self.positions)
+        count_occurrences(self.run())
     }
 
     /// Checks and plays `mv`.
@@ -223,9 +230,15 @@ impl Game {
         );
         let mover = self.side_to_move();
         let effect = self.position().play_unchecked(mv);
+        let run_start = if effect.captured.is_empty() {
+            self.run_starts[self.run_starts.len() - 1]
+        } else {
+            self.positions.len() as u32
+        };
         self.positions.push(effect.position);
+        self.run_starts.push(run_start);
         self.moves.push(mv);
-        self.outcome = decide(&self.positions, &effect, mover);
+        self.outcome = decide(self.run(), &effect, mover);
         effect
     }
 
@@ -249,9 +262,24 @@ impl Game {
     pub fn undo(&mut self) -> Option<Move> {
         let mv = self.moves.pop()?;
         self.positions.pop();
+        self.run_starts.pop();
         // A game with a later position was not over before it.
         self.outcome = None;
         Some(mv)
+    }
+
+    /// How many positions since the last capture (or the start), the current one
+    /// included: the only ones the current position can repeat (rule 8.4). A fifth
+    /// occurrence needs at least [`FIFTH_OCCURRENCE_SPAN`] of them.
+    #[must_use]
+    pub fn since_capture(&self) -> usize {
+        self.run().len()
+    }
+
+    /// The positions since the last capture, the current one last: the only ones that
+    /// can repeat it.
+    fn run(&self) -> &[Position] {
+        &self.positions[self.run_starts[self.run_starts.len() - 1] as usize..]
     }
 
     /// Leaf positions `depth` plies ahead; a finished game has no children. The last ply is
@@ -293,27 +321,30 @@ impl Game {
     }
 }
 
-/// Occurrences of the last position of `positions`, itself included. Captures are the only
-/// irreversible change and they lower the piece count, so the scan stops at the first
-/// earlier position with another count. Positions with the same side to move are two plies
+/// Occurrences of the last position of `run` (the positions since the last capture, see
+/// [`Game::run`]), itself included. Positions with the same side to move are two plies
 /// apart.
-fn count_occurrences(positions: &[Position]) -> u32 {
-    let Some(current) = positions.last() else {
+fn count_occurrences(run: &[Position]) -> u32 {
+    let Some(current) = run.last() else {
         return 0;
     };
-    let pieces = current.piece_count();
-    let mut count = 0;
-    for p in positions.iter().rev().step_by(2) {
-        if p.piece_count() != pieces {
-            break;
-        }
-        count += u32::from(p == current);
-    }
-    count
+    let occurrences = run
+        .iter()
+        .rev()
+        .step_by(2)
+        .filter(|&p| p == current)
+        .count();
+    occurrences as u32
 }
 
+/// The fewest positions since the last capture among which one can occur for the fifth
+/// time (rule 8.4). A position cannot recur two plies later (White's move and Black's
+/// reply cannot both be undone by one ply each without a capture), so its occurrences are
+/// at least four plies apart and five of them span 17 positions.
+pub const FIFTH_OCCURRENCE_SPAN: usize = 17;
+
 /// Rule 8, checked after every move, in order.
-fn decide(positions: &[Position], effect: &MoveEffect, mover: Side) -> Option<Outcome> {
+fn decide(run: &[Position], effect: &MoveEffect, mover: Side) -> Option<Outcome> {
     let p = &effect.position;
     let outcome = |winner, reason| Some(Outcome { winner, reason });
     if p.king_on_corner() {
@@ -325,7 +356,7 @@ fn decide(positions: &[Position], effect: &MoveEffect, mover: Side) -> Option<Ou
     if mover == Side::Black && p.white_encircled() {
         return outcome(Side::Black, Reason::Encirclement);
     }
-    if count_occurrences(positions) >= 5 {
+    if run.len() >= FIFTH_OCCURRENCE_SPAN && count_occurrences(run) >= 5 {
         return outcome(Side::Black, Reason::Repetition);
     }
     if !p.has_legal_move() {

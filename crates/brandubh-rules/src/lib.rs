@@ -30,7 +30,7 @@ mod types;
 pub use error::{
     IllegalMoveError, IllegalMoveReason, ParseMoveError, ParsePositionError, PositionErrorKind,
 };
-pub use game::{Game, Outcome, Reason};
+pub use game::{FIFTH_OCCURRENCE_SPAN, Game, Outcome, Reason};
 pub use position::{MAX_MOVES, MoveEffect, MoveList, Position};
 pub use symmetry::Symmetry;
 pub use types::{Bitboard, Direction, Move, NUM_SQUARES, Piece, SIZE, Side, Square};

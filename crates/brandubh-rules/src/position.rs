@@ -426,16 +426,7 @@ impl Position {
     /// attackers lies on the edge of the board.
     #[must_use]
     pub fn white_encircled(&self) -> bool {
-        let passable = !self.attackers;
-        let mut reach = self.white();
-        loop {
-            let next = (reach | reach.neighbours()) & passable;
-            if next == reach {
-                break;
-            }
-            reach = next;
-        }
-        (reach & Bitboard::EDGE).is_empty()
+        !self.white().reaches_edge(!self.attackers)
     }
 
     /// The same position with the other side to move (used by tests and analysis tools).

@@ -315,6 +315,22 @@ impl Bitboard {
                 & Self::FULL.0,
         )
     }
+
+    /// Whether a square on the edge of the board can be reached from the set by orthogonal
+    /// steps through `passable` squares (the set's own squares count as reached): the
+    /// flood fill of rule 8.3. Stops as soon as the edge is reached.
+    #[must_use]
+    pub const fn reaches_edge(self, passable: Bitboard) -> bool {
+        let mut reach = self.0;
+        while reach & Self::EDGE.0 == 0 {
+            let next = (reach | Bitboard(reach).neighbours().0) & passable.0;
+            if next == reach {
+                return false;
+            }
+            reach = next;
+        }
+        true
+    }
 }
 
 impl std::ops::BitOr for Bitboard {
