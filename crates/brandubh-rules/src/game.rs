@@ -207,7 +207,7 @@ impl Game {
     /// How many times the current position has occurred, this time included (rule 8.4).
     #[must_use]
     pub fn repetitions(&self) -> u32 {
-        count_occurrences(self.run())
+        count_occurrences(self.since_capture())
     }
 
     /// Checks and plays `mv`.
@@ -238,7 +238,7 @@ impl Game {
         self.positions.push(effect.position);
         self.run_starts.push(run_start);
         self.moves.push(mv);
-        self.outcome = decide(self.run(), &effect, mover);
+        self.outcome = decide(self.since_capture(), &effect, mover);
         effect
     }
 
@@ -268,17 +268,11 @@ impl Game {
         Some(mv)
     }
 
-    /// How many positions since the last capture (or the start), the current one
-    /// included: the only ones the current position can repeat (rule 8.4). A fifth
-    /// occurrence needs at least [`FIFTH_OCCURRENCE_SPAN`] of them.
+    /// The positions since the last capture (or the start), the current one last: the only
+    /// ones the current position can repeat (rule 8.4). A fifth occurrence needs at least
+    /// [`FIFTH_OCCURRENCE_SPAN`] of them.
     #[must_use]
-    pub fn since_capture(&self) -> usize {
-        self.run().len()
-    }
-
-    /// The positions since the last capture, the current one last: the only ones that
-    /// can repeat it.
-    fn run(&self) -> &[Position] {
+    pub fn since_capture(&self) -> &[Position] {
         &self.positions[self.run_starts[self.run_starts.len() - 1] as usize..]
     }
 
@@ -322,7 +316,7 @@ impl Game {
 }
 
 /// Occurrences of the last position of `run` (the positions since the last capture, see
-/// [`Game::run`]), itself included. Positions with the same side to move are two plies
+/// [`Game::since_capture`]), itself included. Positions with the same side to move are two plies
 /// apart.
 fn count_occurrences(run: &[Position]) -> u32 {
     let Some(current) = run.last() else {

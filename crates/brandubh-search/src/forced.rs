@@ -164,8 +164,7 @@ impl Hasher for PositionHasher {
 /// either).
 fn path_independent(game: &Game, plies: u32) -> bool {
     let gained = plies.div_ceil(4) as usize;
-    let positions = game.positions();
-    let run = &positions[positions.len() - game.since_capture()..];
+    let run = game.since_capture();
     if run.len() + (plies as usize) < FIFTH_OCCURRENCE_SPAN {
         return true;
     }
@@ -334,7 +333,7 @@ fn wins_in_one(game: &mut Game) -> bool {
     let mover = position.side_to_move();
     let squares = if mover == Side::White {
         stalemating_squares(&position)
-    } else if game.since_capture() + 1 >= FIFTH_OCCURRENCE_SPAN {
+    } else if game.since_capture().len() + 1 >= FIFTH_OCCURRENCE_SPAN {
         Bitboard::FULL
     } else {
         stalemating_squares(&position) | encircling_squares(&position)
