@@ -154,6 +154,17 @@ pub struct SelfPlayConfig {
     /// Black's moves, so that the side that loses more of the self-play games defends with
     /// a deeper search (`2.0` doubles Black's simulations). Range [1, 16]. Default `1.0`.
     pub black_budget_scale: f64,
+    /// Exact proofs of Black's moves in self-play: before each of Black's searches, every
+    /// root move is checked for a forced White win within this many plies after it (and
+    /// for a forced Black win within one fewer) by the exact search
+    /// (`brandubh_search::SearchConfig::root_proof_plies`); a move proven lost is not
+    /// played while another is not, and gets no share of the policy target, so that
+    /// Black's targets show the defence against the short tactics its network misses.
+    /// White's moves are not proven (the solver in self-play, which proves both sides'
+    /// wins, lost its ablation: docs/ablations.md). Range 0–7. Default `0`: off (not
+    /// written to files then).
+    #[serde(skip_serializing_if = "is_zero_u32")]
+    pub black_proof_plies: u32,
     /// If set, the first this many plies of every game are uniformly random legal moves
     /// (not recorded), to diversify openings. Range 0 to `ply_cap`. Default: off.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -205,6 +216,7 @@ impl Default for SelfPlayConfig {
             full_search_fraction: 1.0,
             cheap_simulations: 16,
             black_budget_scale: 1.0,
+            black_proof_plies: 0,
             opening_random_plies: None,
             fork_fraction: 0.0,
             fork_black_losses: false,
@@ -789,6 +801,7 @@ impl RunConfig {
             Closed(1.0),
             Closed(16.0),
         )?;
+        int("selfplay.black_proof_plies", p.black_proof_plies, 0, 7)?;
         self.validate_forks()?;
         float(
             "selfplay.resign_threshold",
@@ -933,6 +946,12 @@ impl RunConfig {
         }
         Ok(())
     }
+}
+
+/// Whether a count is 0 (such keys are not written to files then).
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde hands a reference
+fn is_zero_u32(v: &u32) -> bool {
+    *v == 0
 }
 
 fn bad(key: &str, message: String) -> ValueError {
@@ -1305,6 +1324,8 @@ fn known_keys() -> Vec<String> {
     let mut full = RunConfig::default();
     // Optional keys are only written when set.
     full.selfplay.opening_random_plies = Some(0);
+    full.selfplay.black_proof_plies = 1;
+    full.selfplay.fork_black_losses = true;
     full.training.max_sample_reuse = Some(1.0);
     full.training.recency_half_life = Some(1.0);
     full.training.moves_left_loss_weight = Some(1.0);
@@ -1511,6 +1532,10 @@ mod tests {
             (
                 "[selfplay]\nblack_budget_scale = 0.5",
                 "selfplay.black_budget_scale",
+            ),
+            (
+                "[selfplay]\nblack_proof_plies = 8",
+                "selfplay.black_proof_plies",
             ),
             ("[selfplay]\nfork_fraction = 1.5", "selfplay.fork_fraction"),
             (

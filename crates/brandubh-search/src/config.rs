@@ -26,14 +26,16 @@ pub struct SearchConfig {
     /// It matches a network trained on discounted results
     /// ([`crate::SearchSettings::value_discount`]). Default 1: no discount.
     pub discount: f32,
-    /// Exact proofs at the root, with the solver: before each search, every root move is
+    /// Exact proofs at the root: before each search, every root move is
     /// checked with [`crate::forced_win`] for a forced win of the opponent within this
     /// many plies after it, and for a forced win of the side to move within one ply
     /// fewer, each with at most [`ROOT_PROOF_NODES`] positions; a move so proven is a
-    /// proven loss or win for the solver (never played while another move is not proven
-    /// lost; the fastest proven win is played). Lines longer than the tree is deep, which
-    /// the network's priors can hide (docs/ablations.md, "The play-time search"). Under a
-    /// deadline the proofs end at it. 0: off (default); at most [`MAX_ROOT_PROOF_PLIES`].
+    /// proven loss or win (never played while another move is not proven lost, and out
+    /// of the policy target; the fastest proven win is played). Lines longer than the
+    /// tree is deep, which the network's priors can hide (docs/ablations.md, "The
+    /// play-time search"). They do not need the solver: without it, the root's moves are
+    /// the only ones proven (self-play's `black_proof_plies`). Under a deadline the
+    /// proofs end at it. 0: off (default); at most [`MAX_ROOT_PROOF_PLIES`].
     pub root_proof_plies: u32,
     /// Exact verification of the chosen move, with the solver: after the search, the move
     /// it would play is checked with [`crate::forced_win`] for a forced win of the opponent

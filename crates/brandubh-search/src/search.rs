@@ -8,7 +8,9 @@ use brandubh_rules::{Game, Move, MoveList};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::config::{AlgorithmConfig, ROOT_PROOF_NODES, SearchConfig, VERIFY_NODES};
+use crate::config::{
+    AlgorithmConfig, MAX_ROOT_PROOF_PLIES, ROOT_PROOF_NODES, SearchConfig, VERIFY_NODES,
+};
 use crate::error::SearchError;
 use crate::evaluator::{Evaluation, Evaluator, Leaf};
 use crate::forced::forced_win_until;
@@ -346,10 +348,11 @@ impl Search {
         let children = self.tree.child_range(ROOT);
         let moves: MoveList = children.clone().map(|c| self.tree.get(c).mv).collect();
         let visits: Vec<u32> = children.clone().map(|c| self.tree.get(c).visits).collect();
-        let (best, policy) = match self.proven_choice(children.clone()) {
+        let (best, mut policy) = match self.proven_choice(children.clone()) {
             Some(choice) => choice,
             None => self.verified_choice(&visits),
         };
+        self.drop_proven_losses(&mut policy);
         Ok(SearchResult {
             best_move: moves[best],
             moves,
@@ -358,6 +361,29 @@ impl Search {
             value: self.tree.get(ROOT).value(),
             simulations: self.spent,
         })
+    }
+
+    /// Takes the root's moves proven lost out of the policy target (the rest renormalised),
+    /// unless no other move keeps any of it: a move proven to lose is never a move to learn,
+    /// whatever visits or completed values it had before its proof.
+    fn drop_proven_losses(&self, policy: &mut [f32]) {
+        let children = self.tree.child_range(ROOT);
+        let lost: Vec<bool> = children.map(|c| self.tree.is_proven_loss(c)).collect();
+        if !lost.contains(&true) {
+            return;
+        }
+        let kept: f32 = policy
+            .iter()
+            .zip(&lost)
+            .filter(|&(_, &l)| !l)
+            .map(|(p, _)| p)
+            .sum();
+        if kept <= 0.0 || kept.is_nan() {
+            return;
+        }
+        for (p, &l) in policy.iter_mut().zip(&lost) {
+            *p = if l { 0.0 } else { *p / kept };
+        }
     }
 
     /// The move and policy target of a root the solver proved won: the fastest win, and a
@@ -582,6 +608,23 @@ impl Search {
         Ok(())
     }
 
+    /// Sets how deep the next searches' root proofs go ([`SearchConfig::root_proof_plies`];
+    /// 0 turns them off), so that self-play can prove one side's moves only. Like
+    /// [`Search::set_simulations`], it takes effect at a root not yet searched and is
+    /// refused (returning `false`) once this root's search has started, or for more than
+    /// [`MAX_ROOT_PROOF_PLIES`].
+    pub fn set_root_proof_plies(&mut self, plies: u32) -> bool {
+        if plies > MAX_ROOT_PROOF_PLIES
+            || self.started > 0
+            || self.root_ready
+            || !self.pending.is_empty()
+        {
+            return false;
+        }
+        self.config.root_proof_plies = plies;
+        true
+    }
+
     /// Starts a new search of the same root with a budget of `simulations`, keeping the
     /// tree (its visits count as reused, like those kept by [`Search::advance`]); the root
     /// noise is drawn again. Refused while leaves are in flight or for a budget of 0.
@@ -609,7 +652,7 @@ impl Search {
     /// Draws this search's root noise: Dirichlet into the priors (PUCT) or the Gumbel
     /// variables and halving schedule (Gumbel).
     fn prepare_root(&mut self) {
-        if self.config.solver && self.config.root_proof_plies > 0 {
+        if self.config.root_proof_plies > 0 {
             self.prove_root_moves();
         }
         match &self.config.algorithm {

@@ -132,7 +132,7 @@ pub struct SearchSettings {
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "is_one"))]
     pub value_discount: f64,
     /// Exact proofs of the root moves before each search, this many plies deep
-    /// ([`crate::SearchConfig::root_proof_plies`]); they need the solver. Range 0 to
+    /// ([`crate::SearchConfig::root_proof_plies`]). Range 0 to
     /// [`crate::MAX_ROOT_PROOF_PLIES`]. Default `0`: off (not written to files then).
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "is_zero"))]
     pub root_proof_plies: u32,

@@ -27,3 +27,33 @@ fn set_simulations_changes_the_budget_of_the_next_search_only_before_it_starts()
         assert_eq!(r.simulations, 12);
     }
 }
+
+#[test]
+fn set_root_proof_plies_sets_the_next_roots_proofs_only_before_its_search_starts() {
+    // `1AAA3/7/7/7/7/3K3/7 w`: d2-d1 leaves the King two ways to a corner (rule 8.1), a
+    // win in three that the root proofs find before any simulation, with the solver off
+    // too (self-play proves one side's root moves without it).
+    let game = Game::new("1AAA3/7/7/7/7/3K3/7 w".parse().unwrap());
+    for solver in [true, false] {
+        let config = SearchConfig {
+            solver,
+            ..SearchConfig::gumbel(4).without_noise()
+        };
+        let mut s = Search::new(game.clone(), config.clone(), 1).unwrap();
+        assert!(
+            !s.set_root_proof_plies(16),
+            "deeper than MAX_ROOT_PROOF_PLIES"
+        );
+        assert!(s.set_root_proof_plies(3));
+        let r = s.run(&mut UniformEvaluator, 1).unwrap();
+        assert_eq!(r.simulations, 0, "proven before any simulation");
+        assert_eq!(r.best_move.to_string(), "d2-d1");
+        assert_eq!(r.policy.iter().filter(|&&p| p > 0.0).count(), 1);
+        // Once the root's search has run, its proofs are fixed.
+        assert!(!s.set_root_proof_plies(0));
+        // Without them, four simulations do not see it.
+        let mut s = Search::new(game.clone(), config, 1).unwrap();
+        assert!(s.set_root_proof_plies(0));
+        assert!(s.run(&mut UniformEvaluator, 1).unwrap().simulations > 0);
+    }
+}

@@ -233,6 +233,7 @@ pub fn selfplay_settings(config: &RunConfig) -> Result<SelfPlaySettings, Setting
         cheap_simulations: sp.cheap_simulations.min(config.search.simulations),
         full_search_fraction: sp.full_search_fraction as f32,
         black_budget_scale: sp.black_budget_scale as f32,
+        black_proof_plies: sp.black_proof_plies,
         ply_cap: sp.ply_cap,
         opening_random_plies: sp.opening_random_plies.unwrap_or(0),
         fork_fraction: sp.fork_fraction as f32,

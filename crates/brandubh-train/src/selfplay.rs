@@ -37,6 +37,10 @@ pub struct SelfPlaySettings {
     pub full_search_fraction: f32,
     /// Both budgets of Black's moves are this many times White's (at least 1).
     pub black_budget_scale: f32,
+    /// Exact proofs of Black's root moves this many plies deep before each of Black's
+    /// searches ([`SearchConfig::root_proof_plies`]); White's searches keep `search`'s.
+    /// 0: off.
+    pub black_proof_plies: u32,
     /// A game reaching this many plies stops, recorded as unfinished.
     pub ply_cap: u32,
     /// Plies played uniformly at random from the start before searching (opening variety).
@@ -267,8 +271,14 @@ impl SelfPlaySettings {
         } else {
             self.cheap_simulations
         };
-        slot.search
-            .set_simulations(self.budget_for(slot.search.game().side_to_move(), budget));
+        let side = slot.search.game().side_to_move();
+        slot.search.set_simulations(self.budget_for(side, budget));
+        if self.black_proof_plies > 0 {
+            slot.search.set_root_proof_plies(match side {
+                Side::White => self.search.root_proof_plies,
+                Side::Black => self.black_proof_plies,
+            });
+        }
     }
 
     /// `budget` scaled for `side` by `black_budget_scale`.
@@ -570,6 +580,7 @@ mod tests {
             cheap_simulations: 2,
             full_search_fraction: 0.5,
             black_budget_scale: 1.0,
+            black_proof_plies: 0,
             ply_cap: 30,
             opening_random_plies: 2,
             fork_fraction: 0.0,
@@ -631,6 +642,91 @@ mod tests {
         // Roughly half the moves get the full search.
         let moves: usize = games.iter().map(|g| g.moves.len() - 2).sum();
         assert!(recorded as usize > moves / 5 && (recorded as usize) < moves * 4 / 5);
+    }
+
+    /// Black's moves in `games` (after the random opening) that let White force a win
+    /// within `plies` where another move did not, and how many Black moves were checked;
+    /// and the same count for White's moves, the other way round.
+    fn avoidable_losses(games: &[GameRecord], plies: u32) -> ([usize; 2], usize) {
+        let mut avoidable = [0; 2];
+        let mut checked = 0;
+        let lost_after = |game: &mut Game, mv: Move, me: Side| {
+            game.play(mv).unwrap();
+            let lost = !game.is_over()
+                && brandubh_search::forced_win(game, me.opponent(), plies, u64::MAX)
+                    .plies
+                    .is_some();
+            game.undo();
+            lost
+        };
+        for g in games {
+            let mut game = Game::new(g.start);
+            for (ply, &mv) in g.moves.iter().enumerate() {
+                // Proofs reaching past the ply cap are not proofs (the game stops first).
+                if ply >= 2 && ply + 1 + plies as usize <= 30 {
+                    let me = game.side_to_move();
+                    let legal = game.legal_moves();
+                    if lost_after(&mut game, mv, me)
+                        && legal.iter().any(|&m| !lost_after(&mut game, m, me))
+                    {
+                        avoidable[usize::from(me == Side::White)] += 1;
+                    }
+                    checked += usize::from(me == Side::Black);
+                }
+                game.play(mv).unwrap();
+            }
+        }
+        (avoidable, checked)
+    }
+
+    #[test]
+    fn black_never_plays_a_move_proven_lost_when_its_moves_are_proven() {
+        // Rollouts make the games end; 8 simulations make both sides blunder short
+        // tactics, so without the proofs Black plays avoidable losses (the test can fail).
+        let mut s = settings(1);
+        let rollouts = |w: usize| RolloutEvaluator::new(40 + w as u64, 50);
+        let (plain, _) = games_of(&s, 5, rollouts);
+        let ([black, _], _) = avoidable_losses(&plain, 3);
+        assert!(black > 0, "without proofs Black blunders");
+        s.black_proof_plies = 3;
+        let (proved, _) = games_of(&s, 5, rollouts);
+        let ([black, white], checked) = avoidable_losses(&proved, 3);
+        assert!(checked > 50, "{checked} Black moves checked");
+        assert_eq!(black, 0, "Black played an avoidable loss within 3 plies");
+        assert!(white > 0, "White's moves are not proven");
+        for g in &proved {
+            g.validate().unwrap();
+            // No share of a recorded Black policy target on a move proven lost.
+            let mut game = Game::new(g.start);
+            let mut next = 0;
+            for (ply, &mv) in g.moves.iter().enumerate() {
+                while next < g.positions.len() && (g.positions[next].ply as usize) < ply {
+                    next += 1;
+                }
+                let record = g.positions.get(next).filter(|p| p.ply as usize == ply);
+                if let Some(record) = record
+                    && game.side_to_move() == Side::Black
+                    && ply + 4 <= 30
+                {
+                    let lost = |game: &mut Game, m: Move| {
+                        game.play(m).unwrap();
+                        let lost = !game.is_over()
+                            && brandubh_search::forced_win(game, Side::White, 3, u64::MAX)
+                                .plies
+                                .is_some();
+                        game.undo();
+                        lost
+                    };
+                    let legal = game.legal_moves();
+                    if legal.iter().any(|&m| !lost(&mut game, m)) {
+                        for &(m, share) in &record.policy {
+                            assert!(!lost(&mut game, m), "{m} lost, target share {share}");
+                        }
+                    }
+                }
+                game.play(mv).unwrap();
+            }
+        }
     }
 
     #[test]
