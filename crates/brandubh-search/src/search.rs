@@ -575,7 +575,7 @@ impl Search {
     /// right after [`Search::new`] or [`Search::advance`]; refused (returning `false`)
     /// once this root's search has started, or for a budget of 0.
     pub fn set_simulations(&mut self, simulations: u32) -> bool {
-        if simulations == 0 || self.started > 0 || self.root_ready || !self.pending.is_empty() {
+        if simulations == 0 || self.root_search_begun() {
             return false;
         }
         self.config.simulations = simulations;
@@ -614,15 +614,17 @@ impl Search {
     /// refused (returning `false`) once this root's search has started, or for more than
     /// [`MAX_ROOT_PROOF_PLIES`].
     pub fn set_root_proof_plies(&mut self, plies: u32) -> bool {
-        if plies > MAX_ROOT_PROOF_PLIES
-            || self.started > 0
-            || self.root_ready
-            || !self.pending.is_empty()
-        {
+        if plies > MAX_ROOT_PROOF_PLIES || self.root_search_begun() {
             return false;
         }
         self.config.root_proof_plies = plies;
         true
+    }
+
+    /// Whether this root's search has begun (its root noise drawn, a simulation started or
+    /// a leaf in flight): from then on its budget and proofs are fixed.
+    fn root_search_begun(&self) -> bool {
+        self.started > 0 || self.root_ready || !self.pending.is_empty()
     }
 
     /// Starts a new search of the same root with a budget of `simulations`, keeping the

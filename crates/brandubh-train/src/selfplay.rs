@@ -644,21 +644,25 @@ mod tests {
         assert!(recorded as usize > moves / 5 && (recorded as usize) < moves * 4 / 5);
     }
 
+    /// Whether `mv`, played by the side to move in `game`, lets the opponent force a win
+    /// within `plies` (an exact search without a budget); `game` is left as it was.
+    fn lost_after(game: &mut Game, mv: Move, plies: u32) -> bool {
+        let me = game.side_to_move();
+        game.play(mv).unwrap();
+        let lost = !game.is_over()
+            && brandubh_search::forced_win(game, me.opponent(), plies, u64::MAX)
+                .plies
+                .is_some();
+        game.undo();
+        lost
+    }
+
     /// Black's moves in `games` (after the random opening) that let White force a win
     /// within `plies` where another move did not, and how many Black moves were checked;
     /// and the same count for White's moves, the other way round.
     fn avoidable_losses(games: &[GameRecord], plies: u32) -> ([usize; 2], usize) {
         let mut avoidable = [0; 2];
         let mut checked = 0;
-        let lost_after = |game: &mut Game, mv: Move, me: Side| {
-            game.play(mv).unwrap();
-            let lost = !game.is_over()
-                && brandubh_search::forced_win(game, me.opponent(), plies, u64::MAX)
-                    .plies
-                    .is_some();
-            game.undo();
-            lost
-        };
         for g in games {
             let mut game = Game::new(g.start);
             for (ply, &mv) in g.moves.iter().enumerate() {
@@ -666,8 +670,8 @@ mod tests {
                 if ply >= 2 && ply + 1 + plies as usize <= 30 {
                     let me = game.side_to_move();
                     let legal = game.legal_moves();
-                    if lost_after(&mut game, mv, me)
-                        && legal.iter().any(|&m| !lost_after(&mut game, m, me))
+                    if lost_after(&mut game, mv, plies)
+                        && legal.iter().any(|&m| !lost_after(&mut game, m, plies))
                     {
                         avoidable[usize::from(me == Side::White)] += 1;
                     }
@@ -708,19 +712,13 @@ mod tests {
                     && game.side_to_move() == Side::Black
                     && ply + 4 <= 30
                 {
-                    let lost = |game: &mut Game, m: Move| {
-                        game.play(m).unwrap();
-                        let lost = !game.is_over()
-                            && brandubh_search::forced_win(game, Side::White, 3, u64::MAX)
-                                .plies
-                                .is_some();
-                        game.undo();
-                        lost
-                    };
                     let legal = game.legal_moves();
-                    if legal.iter().any(|&m| !lost(&mut game, m)) {
+                    if legal.iter().any(|&m| !lost_after(&mut game, m, 3)) {
                         for &(m, share) in &record.policy {
-                            assert!(!lost(&mut game, m), "{m} lost, target share {share}");
+                            assert!(
+                                !lost_after(&mut game, m, 3),
+                                "{m} lost, target share {share}"
+                            );
                         }
                     }
                 }
