@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use brandubh_net::encoding::{ENCODING_VERSION, NUM_PLANES, PLANE_SIZE, POLICY_SIZE};
+use brandubh_net::encoding::{ENCODING_VERSION, PLANE_SIZE, POLICY_SIZE};
 use brandubh_net::{FastNet, NetConfig, NetEvaluator, PolicyValueNet, checkpoint};
 use brandubh_rules::{Game, Move};
 use brandubh_search::{Evaluator, Leaf, MctsPlayer, Proven, SearchConfig, SearchSettings};
@@ -437,7 +437,7 @@ fn min_parameters(c: &NetConfig) -> u64 {
         c.value_channels as u64,
         c.value_hidden as u64,
     );
-    9 * NUM_PLANES as u64 * ch
+    9 * c.planes() as u64 * ch
         + c.blocks as u64 * 2 * 9 * ch * ch
         + ch * pc
         + pc * sq * POLICY_SIZE as u64

@@ -434,6 +434,39 @@ fn a_thinker_keeps_its_tree_over_both_sides_moves_and_keeps_to_a_deadline() {
     }
 }
 
+/// A network with the King planes (`model.king_planes`) exports and loads with its layout
+/// recorded, and plays: the agent's search encodes twelve planes for it.
+#[test]
+fn a_network_with_king_planes_exports_and_plays() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = NetConfig::new()
+        .with_channels(8)
+        .with_blocks(1)
+        .with_king_planes(true);
+    let model = config.init(&Device::flex());
+    let stem = tmp.path().join("iter-000001");
+    checkpoint::save(&stem, &model, &SaveOptions::at_step(1)).unwrap();
+    let out = tmp.path().join("king.agent");
+    let options = ExportOptions {
+        name: "king".into(),
+        search: SearchSettings::new(Algorithm::Puct, 8),
+    };
+    export_checkpoint(&stem, &out, &options).unwrap();
+    let agent = Agent::load(&out).unwrap();
+    assert_eq!(agent.meta().model, config);
+    assert_eq!(agent.net().input_size(), 12 * 49);
+    let mut inputs = Vec::new();
+    for (p, reps) in some_positions() {
+        inputs.extend(encoding::encode_planes(&p, reps, 12));
+    }
+    let a = FastNet::from_model(&model).forward(&inputs);
+    let b = agent.net().forward(&inputs);
+    assert_eq!(a.values, b.values);
+    assert_eq!(a.policy_logits, b.policy_logits);
+    let mut player = agent.player_with(None, Some(8), 1).unwrap();
+    assert!(player.choose(&Game::default()).is_ok());
+}
+
 /// A network trained with a moves-left head (`training.moves_left_loss_weight`) exports and
 /// loads like any other; the head travels in the file and the meta, and play reads only the
 /// policy and the value.

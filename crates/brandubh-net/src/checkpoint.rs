@@ -583,6 +583,7 @@ fn config_diff(found: &NetConfig, expected: &NetConfig) -> String {
             expected.value_channels,
         ),
         ("value_hidden", found.value_hidden, expected.value_hidden),
+        ("input planes", found.planes(), expected.planes()),
     ];
     let show = |m: Option<usize>| m.map_or("none".to_owned(), |m| m.to_string());
     let moves_left = (found.moves_left_hidden != expected.moves_left_hidden).then(|| {

@@ -20,6 +20,19 @@
 //! The repetition planes matter because the fifth occurrence of a position loses for White
 //! (rule 8.4).
 //!
+//! A network may also take three *King planes* after these ([`NUM_PLANES_WITH_KING`] planes
+//! in all; `NetConfig::input_planes` says which layout a network takes): exact facts about
+//! the King's escape (rule 8.1) that a small convolutional tower would otherwise have to
+//! learn to trace along ranks and files.
+//!
+//! | plane | meaning |
+//! |---|---|
+//! | 9 [`PLANE_KING_MOVES`] | 1 on every square the King can move to now (rules 2, 3) |
+//! | 10 [`PLANE_KING_TWO_MOVES`] | 1 on every square it can reach in two moves, the other pieces standing still (its own square excluded) |
+//! | 11 [`PLANE_CORNER_LINES`] | 1 on every square from which the King would reach a corner in one move, the other pieces where they are (squares holding an attacker or a defender excluded) |
+//!
+//! The writer ([`encode_into`]) takes the layout from the length of its output.
+//!
 //! # Policy index
 //!
 //! Every rook move is `from` (49 squares) × direction (4, in [`Direction::ALL`] order:
@@ -54,10 +67,12 @@ pub const ENCODING_VERSION: u32 = 1;
 pub const BOARD_SIZE: usize = 7;
 /// Squares per plane.
 pub const PLANE_SIZE: usize = NUM_SQUARES;
-/// Number of input planes.
+/// Number of input planes of the basic layout (every network without King planes).
 pub const NUM_PLANES: usize = 9;
-/// `f32` values per encoded position: `NUM_PLANES * 49`.
+/// `f32` values per encoded position in the basic layout: `NUM_PLANES * 49`.
 pub const INPUT_SIZE: usize = NUM_PLANES * PLANE_SIZE;
+/// Number of input planes with the three King planes.
+pub const NUM_PLANES_WITH_KING: usize = NUM_PLANES + 3;
 
 /// Plane of the attackers.
 pub const PLANE_ATTACKERS: usize = 0;
@@ -73,6 +88,12 @@ pub const PLANE_RESTRICTED: usize = 4;
 pub const PLANE_ONES: usize = 5;
 /// Constant planes for "occurred at least 2, 3, 4 times".
 pub const PLANE_REPETITIONS: [usize; 3] = [6, 7, 8];
+/// King plane: the squares the King can move to.
+pub const PLANE_KING_MOVES: usize = 9;
+/// King plane: the squares the King can reach in two moves.
+pub const PLANE_KING_TWO_MOVES: usize = 10;
+/// King plane: the squares from which the King would reach a corner in one move.
+pub const PLANE_CORNER_LINES: usize = 11;
 
 /// Move directions per square.
 pub const NUM_DIRECTIONS: usize = 4;
@@ -82,12 +103,18 @@ pub const MAX_DISTANCE: usize = 6;
 pub const POLICY_SIZE: usize = NUM_SQUARES * NUM_DIRECTIONS * MAX_DISTANCE;
 
 /// Writes the planes of `position` (which has occurred `repetitions` times, this time
-/// included) into `out`, which must hold exactly [`INPUT_SIZE`] values.
+/// included) into `out`: the basic layout when it holds [`INPUT_SIZE`] values, with the
+/// King planes when it holds `NUM_PLANES_WITH_KING * 49`.
 ///
 /// # Panics
-/// If `out.len() != INPUT_SIZE` (a programming error, not a data error).
+/// If `out` has any other length (a programming error, not a data error).
 pub fn encode_into(position: &Position, repetitions: u32, out: &mut [f32]) {
-    assert_eq!(out.len(), INPUT_SIZE, "encode_into needs INPUT_SIZE values");
+    let king_planes = out.len() == NUM_PLANES_WITH_KING * PLANE_SIZE;
+    assert!(
+        king_planes || out.len() == INPUT_SIZE,
+        "encode_into needs 9 or 12 planes of 49 values, got {}",
+        out.len()
+    );
     out.fill(0.0);
     let mut set = |plane: usize, bb: Bitboard| {
         for sq in bb {
@@ -98,6 +125,12 @@ pub fn encode_into(position: &Position, repetitions: u32, out: &mut [f32]) {
     set(PLANE_DEFENDERS, position.defenders());
     set(PLANE_KING, position.king().bb());
     set(PLANE_RESTRICTED, Bitboard::RESTRICTED);
+    if king_planes {
+        let [moves, two_moves, corner_lines] = king_plane_bitboards(position);
+        set(PLANE_KING_MOVES, moves);
+        set(PLANE_KING_TWO_MOVES, two_moves);
+        set(PLANE_CORNER_LINES, corner_lines);
+    }
     let mut fill = |plane: usize| {
         out[plane * PLANE_SIZE..(plane + 1) * PLANE_SIZE].fill(1.0);
     };
@@ -112,10 +145,41 @@ pub fn encode_into(position: &Position, repetitions: u32, out: &mut [f32]) {
     }
 }
 
-/// The planes of `position`, which has occurred `repetitions` times (this time included).
+/// The three King planes of `position` as bitboards (see the module's table).
+#[must_use]
+pub fn king_plane_bitboards(position: &Position) -> [Bitboard; 3] {
+    let king = position.king();
+    let moves = position.targets(king);
+    let mut two_moves = moves;
+    for sq in moves {
+        two_moves |= position.king_targets_from(sq);
+    }
+    let two_moves = two_moves.without(king);
+    let mut corner_lines = Bitboard::EMPTY;
+    let others = position.attackers() | position.defenders() | Bitboard::CORNERS;
+    for sq in Square::all().filter(|&sq| !others.contains(sq)) {
+        if !(position.king_targets_from(sq) & Bitboard::CORNERS).is_empty() {
+            corner_lines = corner_lines.with(sq);
+        }
+    }
+    [moves, two_moves, corner_lines]
+}
+
+/// The planes of `position`, which has occurred `repetitions` times (this time included),
+/// in the basic layout.
 #[must_use]
 pub fn encode(position: &Position, repetitions: u32) -> Vec<f32> {
-    let mut out = vec![0.0; INPUT_SIZE];
+    encode_planes(position, repetitions, NUM_PLANES)
+}
+
+/// The planes of `position` in the layout of `planes` planes ([`NUM_PLANES`] or
+/// [`NUM_PLANES_WITH_KING`]).
+///
+/// # Panics
+/// If `planes` is neither.
+#[must_use]
+pub fn encode_planes(position: &Position, repetitions: u32, planes: usize) -> Vec<f32> {
+    let mut out = vec![0.0; planes * PLANE_SIZE];
     encode_into(position, repetitions, &mut out);
     out
 }
@@ -348,6 +412,90 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn king_planes_commute_with_symmetries() {
+        let size = NUM_PLANES_WITH_KING * PLANE_SIZE;
+        let mut transformed = vec![0.0; size];
+        for (pos, reps) in random_positions(200, 3) {
+            let planes = encode_planes(&pos, reps, NUM_PLANES_WITH_KING);
+            assert_eq!(planes[..INPUT_SIZE], encode(&pos, reps)[..], "{pos}");
+            for sym in Symmetry::ALL {
+                transform_planes(sym, &planes, &mut transformed);
+                assert_eq!(
+                    encode_planes(&sym.position(&pos), reps, NUM_PLANES_WITH_KING),
+                    transformed,
+                    "{sym:?} on {pos}"
+                );
+            }
+        }
+    }
+
+    /// The King planes checked against the rules' own move generator (rules 2, 3, 8.1):
+    /// White to move, the King's legal moves from the position, from each of their
+    /// results, and from the King placed on each square in turn.
+    #[test]
+    fn king_planes_match_the_kings_legal_moves() {
+        let king_moves = |p: &Position| -> Vec<Square> {
+            let p = p.with_side_to_move(Side::White);
+            p.legal_moves()
+                .into_iter()
+                .filter(|mv| mv.from == p.king())
+                .map(|mv| mv.to)
+                .collect()
+        };
+        // The King moved to `to` with nothing else changed (no capture is made: only the
+        // placement matters here).
+        let king_on = |p: &Position, to: Square| -> Option<Position> {
+            Position::from_parts(p.attackers(), p.defenders(), to, Side::White).ok()
+        };
+        let mut corner_squares_seen = 0;
+        for (pos, _) in random_positions(300, 4) {
+            let [moves, two, lines] = king_plane_bitboards(&pos);
+            let one: Vec<Square> = king_moves(&pos);
+            assert_eq!(moves.into_iter().collect::<Vec<_>>(), one, "{pos}");
+            let mut want_two = Bitboard::EMPTY;
+            for &t in &one {
+                want_two = want_two.with(t);
+                let moved = king_on(&pos, t).expect("the King's target is empty");
+                for u in king_moves(&moved) {
+                    want_two = want_two.with(u);
+                }
+            }
+            assert_eq!(two, want_two.without(pos.king()), "{pos}");
+            let mut want_lines = Bitboard::EMPTY;
+            for sq in Square::all() {
+                let free = !(pos.attackers() | pos.defenders() | Bitboard::CORNERS).contains(sq);
+                if let (true, Some(placed)) = (free, king_on(&pos, sq)) {
+                    if king_moves(&placed)
+                        .iter()
+                        .any(|t| Bitboard::CORNERS.contains(*t))
+                    {
+                        want_lines = want_lines.with(sq);
+                    }
+                }
+            }
+            assert_eq!(lines, want_lines, "{pos}");
+            corner_squares_seen += lines.count();
+        }
+        assert!(
+            corner_squares_seen > 300,
+            "random positions open lines to corners"
+        );
+    }
+
+    #[test]
+    fn start_position_king_planes() {
+        let p = Position::start();
+        let [moves, two, lines] = king_plane_bitboards(&p);
+        // Rule 1's start: the King in the Castle, boxed in by its four defenders.
+        assert!(moves.is_empty() && two.is_empty());
+        // Every edge square but the corners and the attackers' a4, g4, d1, d7 lies on an
+        // open line to a corner: 4 edges of 5 inner squares, less the 4 attackers.
+        assert_eq!(lines.count(), 16);
+        assert!(lines.contains("b1".parse().expect("a square")));
+        assert!(!lines.contains("b2".parse().expect("a square")));
     }
 
     #[test]

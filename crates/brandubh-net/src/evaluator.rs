@@ -9,7 +9,7 @@ use burn::tensor::Device;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::encoding::{self, INPUT_SIZE, POLICY_SIZE};
+use crate::encoding::{self, POLICY_SIZE};
 use crate::fast::FastNet;
 use crate::model::PolicyValueNet;
 
@@ -62,6 +62,8 @@ enum SymmetryMode {
 pub struct NetEvaluator {
     engine: Engine,
     symmetry: SymmetryMode,
+    /// Values of one encoded position for the network (`NetConfig::input_size`).
+    input_size: usize,
     inputs: Vec<f32>,
     symmetries: Vec<Symmetry>,
     logits: Vec<f32>,
@@ -87,8 +89,13 @@ impl NetEvaluator {
     }
 
     fn with_engine(engine: Engine) -> NetEvaluator {
+        let input_size = match &engine {
+            Engine::Fast(net) => net.input_size(),
+            Engine::Burn(burn) => burn.model.config().input_size(),
+        };
         NetEvaluator {
             engine,
+            input_size,
             symmetry: SymmetryMode::Fixed(Symmetry::Identity),
             inputs: Vec::new(),
             symmetries: Vec::new(),
@@ -116,9 +123,12 @@ impl NetEvaluator {
 impl Evaluator for NetEvaluator {
     fn evaluate(&mut self, leaves: &[Leaf]) -> Vec<Evaluation> {
         let n = leaves.len();
-        self.inputs.resize(n * INPUT_SIZE, 0.0);
+        self.inputs.resize(n * self.input_size, 0.0);
         self.symmetries.clear();
-        for (leaf, dst) in leaves.iter().zip(self.inputs.chunks_exact_mut(INPUT_SIZE)) {
+        for (leaf, dst) in leaves
+            .iter()
+            .zip(self.inputs.chunks_exact_mut(self.input_size))
+        {
             let sym = match &mut self.symmetry {
                 SymmetryMode::Random(rng) => {
                     Symmetry::ALL[rng.random_range(0..Symmetry::ALL.len())]

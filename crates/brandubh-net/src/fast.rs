@@ -36,7 +36,7 @@ use pulp::{Arch, Simd, WithSimd};
 use rayon::prelude::*;
 
 use crate::checkpoint::{self, CheckpointError, CheckpointMeta};
-use crate::encoding::{INPUT_SIZE, NUM_PLANES, PLANE_SIZE, POLICY_SIZE};
+use crate::encoding::{PLANE_SIZE, POLICY_SIZE};
 use crate::folded::{FoldedConv, FoldedLinear, FoldedNet};
 use crate::model::{NetConfig, PolicyValueNet};
 
@@ -252,6 +252,8 @@ pub struct FastNet {
 #[derive(Clone, Debug)]
 struct Layers {
     cp: usize,
+    /// Input planes (9, or 12 with the King planes).
+    planes: usize,
     stem: Conv3,
     blocks: Vec<(TowerConv, TowerConv)>,
     policy_conv: Conv1,
@@ -356,7 +358,8 @@ impl Layers {
         let cp = round_up(net.config.channels, CHANNEL_ALIGN);
         Layers {
             cp,
-            stem: Conv3::new(&net.stem, NUM_PLANES, cp, block),
+            planes: net.config.planes(),
+            stem: Conv3::new(&net.stem, net.config.planes(), cp, block),
             blocks: net
                 .blocks
                 .iter()
@@ -526,13 +529,19 @@ impl FastNet {
         self
     }
 
-    /// Runs `inputs.len() / INPUT_SIZE` encoded positions.
+    /// Values of one encoded position for this network ([`NetConfig::input_size`]).
+    #[must_use]
+    pub fn input_size(&self) -> usize {
+        self.layers.planes * PLANE_SIZE
+    }
+
+    /// Runs `inputs.len() / input_size` encoded positions ([`FastNet::input_size`]).
     ///
     /// # Panics
-    /// If `inputs.len()` is not a multiple of [`INPUT_SIZE`].
+    /// If `inputs.len()` is not a multiple of the input size.
     #[must_use]
     pub fn forward(&self, inputs: &[f32]) -> FastOutput {
-        let n = inputs.len() / INPUT_SIZE;
+        let n = inputs.len() / self.input_size();
         let mut out = FastOutput {
             policy_logits: vec![0.0; n * POLICY_SIZE],
             values: vec![0.0; n],
@@ -552,12 +561,9 @@ impl FastNet {
     /// # Panics
     /// If the lengths do not agree.
     pub fn forward_into(&self, inputs: &[f32], policy_logits: &mut [f32], values: &mut [f32]) {
-        let n = inputs.len() / INPUT_SIZE;
-        assert_eq!(
-            n * INPUT_SIZE,
-            inputs.len(),
-            "inputs must hold whole positions"
-        );
+        let size = self.input_size();
+        let n = inputs.len() / size;
+        assert_eq!(n * size, inputs.len(), "inputs must hold whole positions");
         assert_eq!(policy_logits.len(), n * POLICY_SIZE, "policy output size");
         assert_eq!(values.len(), n, "value output size");
         let threads = if self.parallel {
@@ -574,7 +580,7 @@ impl FastNet {
         }
         if !self.parallel {
             for ((i, p), v) in inputs
-                .chunks(per * INPUT_SIZE)
+                .chunks(per * size)
                 .zip(policy_logits.chunks_mut(per * POLICY_SIZE))
                 .zip(values.chunks_mut(per))
             {
@@ -583,7 +589,7 @@ impl FastNet {
             return;
         }
         inputs
-            .par_chunks(per * INPUT_SIZE)
+            .par_chunks(per * size)
             .zip(policy_logits.par_chunks_mut(per * POLICY_SIZE))
             .zip(values.par_chunks_mut(per))
             .for_each(|((i, p), v)| self.run_chunk(i, p, v));
@@ -592,7 +598,7 @@ impl FastNet {
     fn run_chunk(&self, inputs: &[f32], policy: &mut [f32], values: &mut [f32]) {
         SCRATCH.with(|s| {
             let mut s = s.borrow_mut();
-            s.prepare(values.len(), self.layers.cp);
+            s.prepare(values.len(), self.layers.cp, self.layers.planes);
             self.arch.0.dispatch(ChunkOp {
                 net: &self.layers,
                 inputs,
@@ -607,11 +613,11 @@ impl FastNet {
 /// Per-thread buffers, reused across calls.
 #[derive(Default)]
 struct Scratch {
-    /// `(positions, padded channels)` the bordered buffers are laid out for: their
+    /// `(positions, padded channels, input planes)` the bordered buffers are laid out for: their
     /// borders are zero and are never written, so they are zeroed only when they grow or
     /// the channels change. A chunk of fewer positions uses the first ones (self-play's
     /// batches vary in size from call to call, and a batch's last chunk is often shorter).
-    shape: (usize, usize),
+    shape: (usize, usize, usize),
     input: Aligned,
     x: Aligned,
     y: Aligned,
@@ -626,10 +632,10 @@ struct Scratch {
 }
 
 impl Scratch {
-    fn prepare(&mut self, n: usize, cp: usize) {
-        if self.shape.1 != cp || self.shape.0 < n {
-            self.shape = (n, cp);
-            self.input = Aligned::zeros(n * PADDED_SQUARES * NUM_PLANES);
+    fn prepare(&mut self, n: usize, cp: usize, planes: usize) {
+        if self.shape.1 != cp || self.shape.0 < n || self.shape.2 != planes {
+            self.shape = (n, cp, planes);
+            self.input = Aligned::zeros(n * PADDED_SQUARES * planes);
             self.x = Aligned::zeros(n * PADDED_SQUARES * cp);
             self.y = Aligned::zeros(n * PADDED_SQUARES * cp);
             self.pixels = pixel_table(n);
@@ -680,15 +686,15 @@ fn chunk_forward<S: Simd, const MR: usize, const NV: usize>(simd: S, op: ChunkOp
         scratch,
     } = op;
     let n = values.len();
-    let cp = net.cp;
+    let (cp, np) = (net.cp, net.planes);
 
     // Planes [n][P][49] → the interior of the zero-bordered channels-last [n][81][P].
     let input = scratch.input.get_mut();
-    for (pos, planes) in inputs.chunks_exact(INPUT_SIZE).enumerate() {
-        let dst = &mut input[pos * PADDED_SQUARES * NUM_PLANES..];
+    for (pos, planes) in inputs.chunks_exact(np * PLANE_SIZE).enumerate() {
+        let dst = &mut input[pos * PADDED_SQUARES * np..];
         for (plane, values) in planes.chunks_exact(PLANE_SIZE).enumerate() {
             for (sq, &v) in values.iter().enumerate() {
-                dst[padded_center(sq) * NUM_PLANES + plane] = v;
+                dst[padded_center(sq) * np + plane] = v;
             }
         }
     }
@@ -701,7 +707,7 @@ fn chunk_forward<S: Simd, const MR: usize, const NV: usize>(simd: S, op: ChunkOp
         let px = &scratch.pixels[..m * PLANE_SIZE];
         let part = |c: usize| first * PADDED_SQUARES * c..(first + m) * PADDED_SQUARES * c;
         let (x, y) = (&mut x[part(cp)], &mut y[part(cp)]);
-        let input = &scratch.input.get()[part(NUM_PLANES)];
+        let input = &scratch.input.get()[part(np)];
         conv3::<S, MR, NV>(simd, &net.stem, input, x, cp, px, false);
         for (c1, c2) in &net.blocks {
             tower_conv::<S, MR, NV>(simd, c1, x, y, cp, px, &mut wino, false);
@@ -1021,27 +1027,45 @@ fn dense_tile<S: Simd, const R: usize, const NV: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encoding::INPUT_SIZE;
     use burn::tensor::Device;
 
     /// Every kernel variant (scalar 4×4, AVX2 5×16, AVX-512 8×32 where the CPU has it; the
-    /// tower's convolutions direct and by Winograd) agrees with burn.
+    /// tower's convolutions direct and by Winograd) agrees with burn, with the basic input
+    /// planes and with the King planes.
     #[test]
     fn every_instruction_set_gives_burns_outputs() {
+        for king_planes in [false, true] {
+            agrees_with_burn(king_planes);
+        }
+    }
+
+    fn agrees_with_burn(king_planes: bool) {
         // Batches of 1, 11 and 23 positions: short tiles, one-row dense tails, and chunks
         // split across threads.
         let device = Device::flex();
-        let model = NetConfig::new()
+        let config = NetConfig::new()
             .with_channels(12)
             .with_blocks(1)
-            .init(&device);
+            .with_king_planes(king_planes);
+        let (planes, size) = (config.planes(), config.input_size());
+        let model = config.init(&device);
+        assert_eq!(model.config(), config);
         let base = FastNet::from_model(&model);
-        let start = brandubh_rules::Position::start();
-        let mut inputs = crate::encoding::encode(&start, 1);
-        for mv in start.legal_moves().iter().take(22) {
-            let next = start.play_unchecked(*mv).position;
-            inputs.extend(crate::encoding::encode(&next, 2));
+        assert_eq!(base.input_size(), size);
+        // Positions a few plies in, where the King planes are not empty.
+        let mut game = brandubh_rules::Game::default();
+        for ply in 0..8 {
+            let moves = game.legal_moves();
+            game.play_unchecked(moves[(ply * 7) % moves.len()]);
         }
-        assert_eq!(inputs.len(), 23 * INPUT_SIZE);
+        let here = *game.position();
+        let mut inputs = crate::encoding::encode_planes(&here, 1, planes);
+        for mv in here.legal_moves().iter().take(22) {
+            let next = here.play_unchecked(*mv).position;
+            inputs.extend(crate::encoding::encode_planes(&next, 2, planes));
+        }
+        assert_eq!(inputs.len(), 23 * size);
         let (logits, values) = model.infer(&inputs, &device);
         for (level, algorithm) in variants() {
             let Some(net) = base.with_simd_level(level) else {
@@ -1051,12 +1075,12 @@ mod tests {
             let net = net.with_conv_algorithm(algorithm);
             assert_eq!(net.simd_level(), level);
             assert_eq!(net.conv_algorithm(), algorithm);
-            let name = format!("{} {}", level.name(), algorithm.name());
+            let name = format!("{} {} {planes} planes", level.name(), algorithm.name());
             for (n, chunk) in [(1, 16), (11, 16), (23, 16), (23, 3)] {
                 let out = net
                     .clone()
                     .with_chunk_size(chunk)
-                    .forward(&inputs[..n * INPUT_SIZE]);
+                    .forward(&inputs[..n * size]);
                 let diff = max_diff(&logits[..n * POLICY_SIZE], &values[..n], &out);
                 assert!(
                     diff < 1e-4,

@@ -87,7 +87,7 @@ pub struct FoldedBlock {
 pub struct FoldedNet {
     /// The shape of the network.
     pub config: NetConfig,
-    /// 3×3 conv `NUM_PLANES → C`, then ReLU.
+    /// 3×3 conv `planes → C` (`config.planes()`), then ReLU.
     pub stem: FoldedConv,
     /// The residual tower.
     pub blocks: Vec<FoldedBlock>,

@@ -29,7 +29,7 @@ use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d
 use burn::tensor::activation::{relu, tanh};
 use burn::tensor::{Device, Tensor, TensorData};
 
-use crate::encoding::{BOARD_SIZE, NUM_PLANES, PLANE_SIZE, POLICY_SIZE};
+use crate::encoding::{BOARD_SIZE, NUM_PLANES, NUM_PLANES_WITH_KING, PLANE_SIZE, POLICY_SIZE};
 
 /// Shape of the network. Checkpoints store it; a checkpoint only loads into a model of
 /// the same config.
@@ -54,6 +54,10 @@ pub struct NetConfig {
     /// checkpoint and agent file written before the head existed says nothing, which reads
     /// as `None`).
     pub moves_left_hidden: Option<usize>,
+    /// Input planes: `None` or 9, the basic layout; 12, with the King planes
+    /// (`crate::encoding`). Every checkpoint and agent file written before the King planes
+    /// existed says nothing, which reads as `None`.
+    pub input_planes: Option<usize>,
 }
 
 /// The moves-left head learns `plies to the end / MOVES_LEFT_SCALE`: games last about 25
@@ -86,12 +90,25 @@ impl NetConfig {
             && self.value_channels <= Self::MAX_HEAD
             && self.value_hidden <= Self::MAX_HEAD
             && self.moves_left_hidden.unwrap_or(1) <= Self::MAX_HEAD
+            && matches!(
+                self.input_planes,
+                None | Some(NUM_PLANES | NUM_PLANES_WITH_KING)
+            )
         {
             return Ok(());
         }
         let moves_left = self
             .moves_left_hidden
             .map_or(String::new(), |m| format!("/{m}"));
+        if !matches!(
+            self.input_planes,
+            None | Some(NUM_PLANES | NUM_PLANES_WITH_KING)
+        ) {
+            return Err(format!(
+                "implausible model: {} input planes ({NUM_PLANES} or {NUM_PLANES_WITH_KING})",
+                self.planes()
+            ));
+        }
         Err(format!(
             "implausible model: channels {}, blocks {}, heads {}/{}/{}{moves_left} (each at least 1; at most {}, {}, {})",
             self.channels,
@@ -105,6 +122,25 @@ impl NetConfig {
         ))
     }
 
+    /// Input planes a position is encoded into for this network (`crate::encoding`).
+    #[must_use]
+    pub fn planes(&self) -> usize {
+        self.input_planes.unwrap_or(NUM_PLANES)
+    }
+
+    /// `f32` values of one encoded position for this network: `planes() * 49`.
+    #[must_use]
+    pub fn input_size(&self) -> usize {
+        self.planes() * PLANE_SIZE
+    }
+
+    /// This config with the King planes (`Some(12)`) or the basic layout (`None`).
+    #[must_use]
+    pub fn with_king_planes(mut self, king_planes: bool) -> NetConfig {
+        self.input_planes = king_planes.then_some(NUM_PLANES_WITH_KING);
+        self
+    }
+
     /// A model with freshly initialised weights on `device`.
     ///
     /// # Panics
@@ -114,7 +150,7 @@ impl NetConfig {
         assert!(self.is_valid(), "network sizes must be positive: {self:?}");
         let c = self.channels;
         PolicyValueNet {
-            stem: ConvBn::new(NUM_PLANES, c, 3, device),
+            stem: ConvBn::new(self.planes(), c, 3, device),
             blocks: (0..self.blocks)
                 .map(|_| ResBlock {
                     conv1: ConvBn::new(c, c, 3, device),
@@ -152,7 +188,7 @@ impl NetConfig {
     pub fn flops_per_position(&self) -> u64 {
         let (c, sq) = (self.channels as u64, PLANE_SIZE as u64);
         let conv = |cin: u64, cout: u64, k: u64| 2 * sq * cin * cout * k * k;
-        let mut f = conv(NUM_PLANES as u64, c, 3) + self.blocks as u64 * 2 * conv(c, c, 3);
+        let mut f = conv(self.planes() as u64, c, 3) + self.blocks as u64 * 2 * conv(c, c, 3);
         let (pc, vc, h) = (
             self.policy_channels as u64,
             self.value_channels as u64,
@@ -212,7 +248,7 @@ impl ResBlock {
 /// inference copy of a model being trained on an autodiff device.
 #[derive(Module, Debug)]
 pub struct PolicyValueNet {
-    /// 3×3 conv `NUM_PLANES → C` + BN.
+    /// 3×3 conv `planes → C` + BN (9 planes, or 12 with the King planes).
     pub stem: ConvBn,
     /// The residual tower.
     pub blocks: Vec<ResBlock>,
@@ -281,7 +317,7 @@ impl PolicyValueNet {
     /// The config this model was built with, read back from its weight shapes.
     #[must_use]
     pub fn config(&self) -> NetConfig {
-        let [c, ..] = self.stem.conv.weight.dims();
+        let [c, planes, ..] = self.stem.conv.weight.dims();
         let [pc, ..] = self.policy_conv.conv.weight.dims();
         let [vc, ..] = self.value_conv.conv.weight.dims();
         let [_, h] = self.value_fc1.weight.dims();
@@ -295,31 +331,34 @@ impl PolicyValueNet {
                 .moves_left
                 .as_ref()
                 .map(|head| head.fc1.weight.dims()[1]),
+            input_planes: (planes != NUM_PLANES).then_some(planes),
         }
     }
 
-    /// Runs the network on `n` encoded positions (`inputs.len() == n * INPUT_SIZE`) and
+    /// Runs the network on `n` encoded positions (`inputs.len() == n * input_size`, the
+    /// config's [`NetConfig::input_size`]) and
     /// copies the results out: `(logits [n·1176], values [n])`. Uses the model's device.
     ///
     /// # Panics
-    /// If `inputs.len()` is not a multiple of `INPUT_SIZE`.
+    /// If `inputs.len()` is not a multiple of the input size.
     #[must_use]
     pub fn infer(&self, inputs: &[f32], device: &Device) -> (Vec<f32>, Vec<f32>) {
-        let out = self.forward(input_tensor(inputs, device));
+        let planes = self.stem.conv.weight.dims()[1];
+        let out = self.forward(input_tensor(inputs, planes, device));
         (tensor_to_vec(out.policy_logits), tensor_to_vec(out.value))
     }
 }
 
-/// `[n, 9, 7, 7]` from `n` encoded positions.
-fn input_tensor(inputs: &[f32], device: &Device) -> Tensor<4> {
-    let n = inputs.len() / crate::encoding::INPUT_SIZE;
+/// `[n, planes, 7, 7]` from `n` encoded positions.
+fn input_tensor(inputs: &[f32], planes: usize, device: &Device) -> Tensor<4> {
+    let n = inputs.len() / (planes * PLANE_SIZE);
     assert_eq!(
-        n * crate::encoding::INPUT_SIZE,
+        n * planes * PLANE_SIZE,
         inputs.len(),
         "inputs must hold whole positions"
     );
     Tensor::<4>::from_data(
-        TensorData::new(inputs.to_vec(), [n, NUM_PLANES, BOARD_SIZE, BOARD_SIZE]),
+        TensorData::new(inputs.to_vec(), [n, planes, BOARD_SIZE, BOARD_SIZE]),
         device,
     )
 }

@@ -22,7 +22,7 @@
 //! assert!(bytes.len() > 4 * 2 * 49 * 1176); // the policy layer's weights alone
 //! ```
 
-use crate::encoding::{BOARD_SIZE, NUM_PLANES, POLICY_SIZE};
+use crate::encoding::{BOARD_SIZE, POLICY_SIZE};
 use crate::folded::{FoldedConv, FoldedLinear, FoldedNet};
 
 /// The ONNX IR version written.
@@ -94,7 +94,7 @@ pub fn to_onnx(net: &FoldedNet) -> Vec<u8> {
         11,
         &value_info(
             INPUT_NAME,
-            &[None, Some(NUM_PLANES as i64), Some(side), Some(side)],
+            &[None, Some(c.planes() as i64), Some(side), Some(side)],
         ),
     );
     message(

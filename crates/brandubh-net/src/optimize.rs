@@ -31,7 +31,7 @@ use burn::tensor::{Bool, Device, Tensor, TensorData};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::encoding::{self, BOARD_SIZE, INPUT_SIZE, NUM_PLANES, POLICY_SIZE};
+use crate::encoding::{self, BOARD_SIZE, NUM_PLANES, PLANE_SIZE, POLICY_SIZE};
 use crate::folded::FLUSH_BELOW;
 use crate::model::{MOVES_LEFT_SCALE, PolicyValueNet};
 
@@ -45,7 +45,7 @@ pub enum BatchError {
         sample: usize,
         /// Values given.
         got: usize,
-        /// Values expected ([`INPUT_SIZE`]).
+        /// Values expected (the builder's planes × 49).
         expected: usize,
     },
     /// Moves and policy target of different lengths.
@@ -115,8 +115,10 @@ pub enum BatchError {
 
 /// Collects samples on the CPU; [`BatchBuilder::build`] turns them into a [`Batch`].
 /// Policy targets are sparse (legal moves only) and normalised to sum to 1.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct BatchBuilder {
+    /// Input planes per position: the network's `NetConfig::planes`.
+    planes: usize,
     inputs: Vec<f32>,
     policy: Vec<f32>,
     legal: Vec<bool>,
@@ -126,11 +128,45 @@ pub struct BatchBuilder {
     scratch: Vec<f32>,
 }
 
+impl Default for BatchBuilder {
+    fn default() -> Self {
+        BatchBuilder::with_planes(NUM_PLANES)
+    }
+}
+
 impl BatchBuilder {
-    /// An empty builder.
+    /// An empty builder for networks with the basic input planes.
     #[must_use]
     pub fn new() -> BatchBuilder {
         BatchBuilder::default()
+    }
+
+    /// An empty builder for networks that take `planes` input planes
+    /// (`NetConfig::planes`: 9, or 12 with the King planes).
+    ///
+    /// # Panics
+    /// If `planes` is neither (a programming error).
+    #[must_use]
+    pub fn with_planes(planes: usize) -> BatchBuilder {
+        assert!(
+            planes == NUM_PLANES || planes == encoding::NUM_PLANES_WITH_KING,
+            "a network takes 9 or 12 input planes, not {planes}"
+        );
+        BatchBuilder {
+            planes,
+            inputs: Vec::new(),
+            policy: Vec::new(),
+            legal: Vec::new(),
+            values: Vec::new(),
+            moves_left: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Input planes per position.
+    #[must_use]
+    pub fn planes(&self) -> usize {
+        self.planes
     }
 
     /// Number of samples so far.
@@ -199,7 +235,7 @@ impl BatchBuilder {
                 .ok_or(BatchError::BadMove { sample, mv })?;
             sparse.push((index, p));
         }
-        self.scratch.resize(INPUT_SIZE, 0.0);
+        self.scratch.resize(self.planes * PLANE_SIZE, 0.0);
         encoding::encode_into(&symmetry.position(position), repetitions, &mut self.scratch);
         let planes = std::mem::take(&mut self.scratch);
         let result = self.push_encoded(&planes, &sparse, value);
@@ -207,7 +243,7 @@ impl BatchBuilder {
         result
     }
 
-    /// Adds an encoded sample: `planes` ([`INPUT_SIZE`] values), `(policy index,
+    /// Adds an encoded sample: `planes` ([`BatchBuilder::planes`] × 49 values), `(policy index,
     /// probability)` for every legal move (the others are masked out of the loss), and the
     /// value target from the side to move's view.
     pub fn push_encoded(
@@ -217,11 +253,11 @@ impl BatchBuilder {
         value: f32,
     ) -> Result<(), BatchError> {
         let sample = self.len();
-        if planes.len() != INPUT_SIZE {
+        if planes.len() != self.planes * PLANE_SIZE {
             return Err(BatchError::PlaneLength {
                 sample,
                 got: planes.len(),
-                expected: INPUT_SIZE,
+                expected: self.planes * PLANE_SIZE,
             });
         }
         if policy.is_empty() {
@@ -271,7 +307,10 @@ impl BatchBuilder {
         let n = self.len();
         Batch {
             inputs: Tensor::from_data(
-                TensorData::new(self.inputs.clone(), [n, NUM_PLANES, BOARD_SIZE, BOARD_SIZE]),
+                TensorData::new(
+                    self.inputs.clone(),
+                    [n, self.planes, BOARD_SIZE, BOARD_SIZE],
+                ),
                 device,
             ),
             policy_targets: Tensor::from_data(
@@ -294,7 +333,7 @@ impl BatchBuilder {
 /// tensors of these shapes directly.
 #[derive(Clone, Debug)]
 pub struct Batch {
-    /// Input planes `[B, 9, 7, 7]`.
+    /// Input planes `[B, P, 7, 7]` (P = 9, or 12 with the King planes).
     pub inputs: Tensor<4>,
     /// Target distribution over moves `[B, 1176]`, zero outside the legal moves, rows
     /// summing to 1.

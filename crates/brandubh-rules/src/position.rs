@@ -254,6 +254,15 @@ impl Position {
         }
     }
 
+    /// The squares the King would reach in one move if it stood on `from`, every other
+    /// piece where it is (its own square counts as empty): rule 2's slide, which may end on
+    /// the Castle or a corner (rule 3). `from` may be any square.
+    #[must_use]
+    pub fn king_targets_from(&self, from: Square) -> Bitboard {
+        let blockers = self.occupied().0 & !self.king.bb().0 & !from.bb().0;
+        Bitboard(slide_targets(from.index(), blockers))
+    }
+
     /// Every legal move of the side to move, by from-square then to-square index.
     ///
     /// This ignores whether the game is over: that is the [`crate::Game`]'s business.

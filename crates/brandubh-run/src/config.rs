@@ -104,6 +104,12 @@ pub struct ModelConfig {
     pub channels: u32,
     /// Number of residual blocks (N). Range 1–64. Default `4`.
     pub blocks: u32,
+    /// Three more input planes with exact facts about the King's escape (rule 8.1): the
+    /// squares it can move to, those it can reach in two moves, and those from which it
+    /// would reach a corner in one (`brandubh_net::encoding`). Default `false` (not written
+    /// to files when false, so older configs and runs read as before).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub king_planes: bool,
 }
 
 impl Default for ModelConfig {
@@ -111,6 +117,7 @@ impl Default for ModelConfig {
         ModelConfig {
             channels: 32,
             blocks: 4,
+            king_planes: false,
         }
     }
 }
@@ -1326,6 +1333,7 @@ fn known_keys() -> Vec<String> {
     full.selfplay.opening_random_plies = Some(0);
     full.selfplay.black_proof_plies = 1;
     full.selfplay.fork_black_losses = true;
+    full.model.king_planes = true;
     full.training.max_sample_reuse = Some(1.0);
     full.training.recency_half_life = Some(1.0);
     full.training.moves_left_loss_weight = Some(1.0);

@@ -248,13 +248,15 @@ pub fn selfplay_settings(config: &RunConfig) -> Result<SelfPlaySettings, Setting
     })
 }
 
-/// The network shape of a run: with `training.moves_left_loss_weight` set, a moves-left
-/// head as wide as the value head's hidden layer.
+/// The network shape of a run: with `model.king_planes`, the King input planes; with
+/// `training.moves_left_loss_weight` set, a moves-left head as wide as the value head's
+/// hidden layer.
 #[must_use]
 pub fn net_config(config: &RunConfig) -> NetConfig {
     let net = NetConfig::new()
         .with_channels(config.model.channels as usize)
-        .with_blocks(config.model.blocks as usize);
+        .with_blocks(config.model.blocks as usize)
+        .with_king_planes(config.model.king_planes);
     let moves_left = config
         .training
         .moves_left_loss_weight
@@ -632,7 +634,7 @@ impl Iteration<'_> {
         )?;
         let learning_rate = config.training.learning_rate_at(n);
         let mut rng = ChaCha8Rng::seed_from_u64(self.seed(2));
-        let mut builder = BatchBuilder::new();
+        let mut builder = BatchBuilder::with_planes(net_config(config).planes());
         let mut sums = [0.0f64; 3];
         let mut moves_left_sum: Option<f64> = None;
         let moves_left = config.training.moves_left_loss_weight.is_some();

@@ -401,6 +401,46 @@ fn evaluation_is_asked_to_search_with_the_runs_settings() {
     assert_eq!(recording.0, expected);
 }
 
+/// `model.king_planes`: the run's networks take the King planes from iteration 0 on, train
+/// on batches encoded with them (the stem's weights move), and a run continued with the
+/// key removed is refused by name, and even when forced is not loaded into the wrong layout.
+#[test]
+fn king_planes_train_a_twelve_plane_network() {
+    let (_tmp, run_dir) = scratch_run();
+    let mut config = tiny();
+    config.model.king_planes = true;
+    train(&config, &run_dir, None).unwrap();
+    let dir = RunDir::new(&run_dir);
+    let expected = run::net_config(&config);
+    assert_eq!(expected.planes(), 12);
+    let (first, _) = checkpoint::load(dir.checkpoint(0), &Device::flex(), Some(&expected)).unwrap();
+    let (last, meta) =
+        checkpoint::load(dir.checkpoint(2), &Device::flex(), Some(&expected)).unwrap();
+    assert_eq!(meta.config.input_planes, Some(12));
+    let stem = |m: &brandubh_net::PolicyValueNet| {
+        m.stem
+            .conv
+            .weight
+            .val()
+            .into_data()
+            .try_to_vec::<f32>()
+            .unwrap()
+    };
+    assert_ne!(stem(&first), stem(&last));
+    let mut plain = config.clone();
+    plain.model.king_planes = false;
+    plain.iterations += 1;
+    let err = train(&plain, &run_dir, Some(1)).unwrap_err().to_string();
+    assert!(err.contains("model.king_planes"), "{err}");
+    // Forced, the checkpoint still does not load into the other layout.
+    let mut forced = options(&run_dir, Some(1));
+    forced.force_config = true;
+    let err = run::train(&plain, &forced, &mut Quiet, &mut NoEvaluation)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("input planes: found 12, expected 9"), "{err}");
+}
+
 /// `training.moves_left_loss_weight`: the run's network has a moves-left head, trained on
 /// the plies to the end of the window's games, and each metrics line reports its loss.
 #[test]
