@@ -467,13 +467,12 @@ mod tests {
             let mut want_lines = Bitboard::EMPTY;
             for sq in Square::all() {
                 let free = !(pos.attackers() | pos.defenders() | Bitboard::CORNERS).contains(sq);
-                if let (true, Some(placed)) = (free, king_on(&pos, sq)) {
-                    if king_moves(&placed)
+                if let (true, Some(placed)) = (free, king_on(&pos, sq))
+                    && king_moves(&placed)
                         .iter()
                         .any(|t| Bitboard::CORNERS.contains(*t))
-                    {
-                        want_lines = want_lines.with(sq);
-                    }
+                {
+                    want_lines = want_lines.with(sq);
                 }
             }
             assert_eq!(lines, want_lines, "{pos}");

@@ -138,8 +138,9 @@ fn the_evaluator_feeds_a_king_plane_network_its_planes() {
         game.play_unchecked(moves[i * 5 % moves.len()]);
     }
     let leaf = Leaf::from_game(&game);
-    let fast = NetEvaluator::new(Arc::new(FastNet::from_model(&model))).evaluate(&[leaf.clone()]);
-    let burn = NetEvaluator::burn(&model, &device).evaluate(&[leaf.clone()]);
+    let fast = NetEvaluator::new(Arc::new(FastNet::from_model(&model)))
+        .evaluate(std::slice::from_ref(&leaf));
+    let burn = NetEvaluator::burn(&model, &device).evaluate(std::slice::from_ref(&leaf));
     assert!((fast[0].value - burn[0].value).abs() < 1e-4);
     for (a, b) in fast[0].priors.iter().zip(&burn[0].priors) {
         assert!((a - b).abs() < 1e-4);
