@@ -318,6 +318,35 @@ fn save_impl(
     Ok(meta)
 }
 
+/// The first key (dotted path) of the JSON object `found` that `known`, the same metadata as
+/// this build writes it, does not have (null and empty values aside); the free-form `extra`
+/// map is not checked.
+fn unknown_key(found: &serde_json::Value, known: &serde_json::Value, at: &str) -> Option<String> {
+    let (serde_json::Value::Object(found), serde_json::Value::Object(known)) = (found, known)
+    else {
+        return None;
+    };
+    for (key, value) in found {
+        let path = if at.is_empty() {
+            key.clone()
+        } else {
+            format!("{at}.{key}")
+        };
+        match known.get(key) {
+            // A field written as null or [] may be one this build skips when empty.
+            None if value.is_null() || value.as_array().is_some_and(Vec::is_empty) => {}
+            None => return Some(path),
+            Some(_) if path == "extra" => {}
+            Some(k) => {
+                if let Some(bad) = unknown_key(value, k, &path) {
+                    return Some(bad);
+                }
+            }
+        }
+    }
+    None
+}
+
 /// Reads and checks the metadata of checkpoint `path` without loading the weights.
 pub fn read_meta(path: impl AsRef<Path>) -> Result<CheckpointMeta, CheckpointError> {
     let (_, meta_path) = paths(path);
@@ -337,7 +366,16 @@ pub fn read_meta(path: impl AsRef<Path>) -> Result<CheckpointMeta, CheckpointErr
         path: meta_path.clone(),
         reason,
     };
-    let meta: CheckpointMeta = serde_json::from_slice(&text).map_err(|e| bad(e.to_string()))?;
+    let value: serde_json::Value = serde_json::from_slice(&text).map_err(|e| bad(e.to_string()))?;
+    let meta: CheckpointMeta =
+        serde_json::from_value(value.clone()).map_err(|e| bad(e.to_string()))?;
+    // serde skips keys it does not know, and optional fields read as absent: a damaged key
+    // name (a flipped byte) would silently drop a setting. Every key of the file must be
+    // one this build writes (`extra` is free-form).
+    let known = serde_json::to_value(&meta).map_err(|e| bad(e.to_string()))?;
+    if let Some(key) = unknown_key(&value, &known, "") {
+        return Err(bad(format!("unknown key {key:?}")));
+    }
     if meta.format != FORMAT {
         return Err(bad(format!(
             "format {:?}, expected {FORMAT:?}",
@@ -803,6 +841,32 @@ mod tests {
         );
         let back = weights_from_bytes(&config, first, &device).expect("load");
         assert_eq!(tensors(&back), tensors(&model));
+    }
+
+    /// A flipped byte in a key name of the metadata would make serde drop that setting (the
+    /// optimizer's moves-left weight, the model's input planes) and read its default: it is
+    /// refused, naming the key. Keys written as null or [] by older builds still read.
+    #[test]
+    fn a_damaged_key_name_in_the_metadata_is_refused() {
+        let dir = std::env::temp_dir().join(format!("brandubh-ckpt-keys-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let config = NetConfig::new().with_channels(4).with_blocks(1);
+        let model = config.with_king_planes(true).init(&Device::flex());
+        save(dir.join("c"), &model, &SaveOptions::at_step(1)).unwrap();
+        let json = dir.join("c.json");
+        let text = std::fs::read_to_string(&json).unwrap();
+        assert!(read_meta(dir.join("c")).is_ok());
+        std::fs::write(
+            &json,
+            text.replacen("\"input_planes\"", "\"input_plan<s\"", 1),
+        )
+        .unwrap();
+        let err = read_meta(dir.join("c")).unwrap_err().to_string();
+        assert!(err.contains("unknown key \"config.input_plan<s\""), "{err}");
+        let old = text.replacen("{", "{\n  \"param_ids\": [],\n  \"optimizer\": null,", 1);
+        std::fs::write(&json, old).unwrap();
+        assert!(read_meta(dir.join("c")).is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// The hash check stops corrupt files before burn parses them; this checks that the

@@ -90,10 +90,6 @@ impl NetConfig {
             && self.value_channels <= Self::MAX_HEAD
             && self.value_hidden <= Self::MAX_HEAD
             && self.moves_left_hidden.unwrap_or(1) <= Self::MAX_HEAD
-            && matches!(
-                self.input_planes,
-                None | Some(NUM_PLANES | NUM_PLANES_WITH_KING)
-            )
         {
             return Ok(());
         }
@@ -172,7 +168,8 @@ impl NetConfig {
         }
     }
 
-    /// Whether every size is positive (what [`NetConfig::init`] requires).
+    /// Whether every size is positive and the input planes are a layout the encoder writes
+    /// (what [`NetConfig::init`] requires).
     #[must_use]
     pub fn is_valid(&self) -> bool {
         self.channels > 0
@@ -180,6 +177,10 @@ impl NetConfig {
             && self.value_channels > 0
             && self.value_hidden > 0
             && self.moves_left_hidden != Some(0)
+            && matches!(
+                self.input_planes,
+                None | Some(NUM_PLANES | NUM_PLANES_WITH_KING)
+            )
     }
 
     /// Multiply-adds × 2 of one position's forward pass (convolutions and linear layers).
