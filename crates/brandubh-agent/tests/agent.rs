@@ -438,26 +438,33 @@ fn a_thinker_keeps_its_tree_over_both_sides_moves_and_keeps_to_a_deadline() {
 /// recorded, and plays: the agent's search encodes twelve planes for it.
 #[test]
 fn a_network_with_king_planes_exports_and_plays() {
-    let tmp = tempfile::tempdir().unwrap();
     let config = NetConfig::new()
         .with_channels(8)
         .with_blocks(1)
         .with_king_planes(true);
+    let agent = exports_and_plays(&config, "king");
+    assert_eq!(agent.net().input_size(), 12 * 49);
+}
+
+/// Exports a fresh network of `config` as an agent named `name`, loads it, and checks that
+/// its meta names the config, that it gives the model's outputs on positions encoded in the
+/// network's layout, and that it plays a move.
+fn exports_and_plays(config: &NetConfig, name: &str) -> Agent {
+    let tmp = tempfile::tempdir().unwrap();
     let model = config.init(&Device::flex());
     let stem = tmp.path().join("iter-000001");
     checkpoint::save(&stem, &model, &SaveOptions::at_step(1)).unwrap();
-    let out = tmp.path().join("king.agent");
+    let out = tmp.path().join(format!("{name}.agent"));
     let options = ExportOptions {
-        name: "king".into(),
+        name: name.into(),
         search: SearchSettings::new(Algorithm::Puct, 8),
     };
     export_checkpoint(&stem, &out, &options).unwrap();
     let agent = Agent::load(&out).unwrap();
-    assert_eq!(agent.meta().model, config);
-    assert_eq!(agent.net().input_size(), 12 * 49);
+    assert_eq!(&agent.meta().model, config);
     let mut inputs = Vec::new();
     for (p, reps) in some_positions() {
-        inputs.extend(encoding::encode_planes(&p, reps, 12));
+        inputs.extend(encoding::encode_planes(&p, reps, config.planes()));
     }
     let a = FastNet::from_model(&model).forward(&inputs);
     let b = agent.net().forward(&inputs);
@@ -465,6 +472,7 @@ fn a_network_with_king_planes_exports_and_plays() {
     assert_eq!(a.policy_logits, b.policy_logits);
     let mut player = agent.player_with(None, Some(8), 1).unwrap();
     assert!(player.choose(&Game::default()).is_ok());
+    agent
 }
 
 /// A network trained with a moves-left head (`training.moves_left_loss_weight`) exports and
@@ -472,30 +480,9 @@ fn a_network_with_king_planes_exports_and_plays() {
 /// policy and the value.
 #[test]
 fn a_network_with_a_moves_left_head_exports_and_plays() {
-    let tmp = tempfile::tempdir().unwrap();
     let config = NetConfig::new()
         .with_channels(8)
         .with_blocks(1)
         .with_moves_left_hidden(Some(16));
-    let model = config.init(&Device::flex());
-    let stem = tmp.path().join("iter-000001");
-    checkpoint::save(&stem, &model, &SaveOptions::at_step(1)).unwrap();
-    let out = tmp.path().join("headed.agent");
-    let options = ExportOptions {
-        name: "headed".into(),
-        search: SearchSettings::new(Algorithm::Puct, 8),
-    };
-    export_checkpoint(&stem, &out, &options).unwrap();
-    let agent = Agent::load(&out).unwrap();
-    assert_eq!(agent.meta().model, config);
-    let mut inputs = Vec::new();
-    for (p, reps) in some_positions() {
-        inputs.extend(encoding::encode(&p, reps));
-    }
-    let a = FastNet::from_model(&model).forward(&inputs);
-    let b = agent.net().forward(&inputs);
-    assert_eq!(a.values, b.values);
-    assert_eq!(a.policy_logits, b.policy_logits);
-    let mut player = agent.player_with(None, Some(8), 1).unwrap();
-    assert!(player.choose(&Game::default()).is_ok());
+    exports_and_plays(&config, "headed");
 }

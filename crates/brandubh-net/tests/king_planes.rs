@@ -15,10 +15,10 @@ use brandubh_net::checkpoint::{self, SaveOptions};
 use brandubh_net::encoding::{self, NUM_PLANES, NUM_PLANES_WITH_KING, PLANE_SIZE};
 use brandubh_net::optimize::{BatchBuilder, BatchError, OptimizerConfig, Trainer};
 use brandubh_net::{FastNet, NetConfig, NetEvaluator};
-use brandubh_rules::{Game, Symmetry};
+use brandubh_rules::Game;
 use brandubh_search::{Evaluator, Leaf};
 use burn::tensor::Device;
-use common::random_leaves;
+use common::{push_leaf, random_leaves};
 
 fn king() -> NetConfig {
     NetConfig::new()
@@ -31,16 +31,7 @@ fn king() -> NetConfig {
 fn batch(leaves: &[Leaf], planes: usize) -> BatchBuilder {
     let mut b = BatchBuilder::with_planes(planes);
     for leaf in leaves {
-        let uniform = vec![1.0; leaf.moves.len()];
-        b.push_position(
-            &leaf.position,
-            leaf.repetitions,
-            &leaf.moves,
-            &uniform,
-            0.0,
-            Symmetry::Identity,
-        )
-        .unwrap();
+        push_leaf(&mut b, leaf, &vec![1.0; leaf.moves.len()], 0.0);
     }
     b
 }
