@@ -669,7 +669,7 @@ fn damaged_agent_files_give_one_line_errors() {
     )));
 
     // No agent given and none shipped (run from an empty directory).
-    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/brandubh-v2.agent");
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/brandubh-v3.agent");
     if !shipped.exists() {
         let o = bin()
             .arg("play")
@@ -680,7 +680,7 @@ fn damaged_agent_files_give_one_line_errors() {
         assert_eq!(o.status.code(), Some(1));
         assert!(
             stderr(&o).starts_with(
-                "error: no agent file given and no shipped model at models/brandubh-v2.agent yet"
+                "error: no agent file given and no shipped model at models/brandubh-v3.agent yet"
             ),
             "{}",
             stderr(&o)
