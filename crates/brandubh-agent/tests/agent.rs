@@ -435,7 +435,8 @@ fn a_thinker_keeps_its_tree_over_both_sides_moves_and_keeps_to_a_deadline() {
 }
 
 /// A network with the King planes (`model.king_planes`) exports and loads with its layout
-/// recorded, and plays: the agent's search encodes twelve planes for it.
+/// recorded, and plays: the agent's search encodes twelve planes for it (sixteen with the
+/// threat planes).
 #[test]
 fn a_network_with_king_planes_exports_and_plays() {
     let config = NetConfig::new()
@@ -444,6 +445,9 @@ fn a_network_with_king_planes_exports_and_plays() {
         .with_king_planes(true);
     let agent = exports_and_plays(&config, "king");
     assert_eq!(agent.net().input_size(), 12 * 49);
+    // With the threat planes too (`model.threat_planes`): sixteen.
+    let agent = exports_and_plays(&config.with_threat_planes(true), "threats");
+    assert_eq!(agent.net().input_size(), 16 * 49);
 }
 
 /// Exports a fresh network of `config` as an agent named `name`, loads it, and checks that

@@ -31,7 +31,20 @@
 //! | 10 [`PLANE_KING_TWO_MOVES`] | 1 on every square it can reach in two moves, the other pieces standing still (its own square excluded) |
 //! | 11 [`PLANE_CORNER_LINES`] | 1 on every square from which the King would reach a corner in one move, the other pieces where they are (squares holding an attacker or a defender excluded) |
 //!
-//! The writer ([`encode_into`]) takes the layout from the length of its output.
+//! A network with the King planes may also take four *threat planes* after them
+//! ([`NUM_PLANES_WITH_THREATS`] planes in all): where each side's pieces can go now and which
+//! pieces each side could capture with one move, facts that need whole-board slides and the
+//! capture rules (4–7) to compute.
+//!
+//! | plane | meaning |
+//! |---|---|
+//! | 12 [`PLANE_ATTACKER_REACH`] | 1 on every square some attacker can move to now, whoever is to move (rules 2, 3) |
+//! | 13 [`PLANE_DEFENDER_REACH`] | 1 on every square some defender can move to now (the King's are plane 9) |
+//! | 14 [`PLANE_WHITE_THREATENED`] | 1 on every defender, and on the King, that one move of Black would capture (rules 5–7), were it Black's turn |
+//! | 15 [`PLANE_BLACK_THREATENED`] | 1 on every attacker that one move of White would capture (rules 5, 6), were it White's turn |
+//!
+//! The writer ([`encode_into`]) takes the layout from the length of its output; [`LAYOUTS`]
+//! lists the plane counts it writes.
 //!
 //! # Policy index
 //!
@@ -73,6 +86,17 @@ pub const NUM_PLANES: usize = 9;
 pub const INPUT_SIZE: usize = NUM_PLANES * PLANE_SIZE;
 /// Number of input planes with the three King planes.
 pub const NUM_PLANES_WITH_KING: usize = NUM_PLANES + 3;
+/// Number of input planes with the King planes and the four threat planes.
+pub const NUM_PLANES_WITH_THREATS: usize = NUM_PLANES_WITH_KING + 4;
+/// Every layout the encoder writes, by number of planes: the basic one, with the King
+/// planes, with the King and threat planes. A network's `input_planes` must be one of them.
+pub const LAYOUTS: [usize; 3] = [NUM_PLANES, NUM_PLANES_WITH_KING, NUM_PLANES_WITH_THREATS];
+
+/// Whether the encoder writes a layout of `planes` planes (one of [`LAYOUTS`]).
+#[must_use]
+pub fn is_layout(planes: usize) -> bool {
+    LAYOUTS.contains(&planes)
+}
 
 /// Plane of the attackers.
 pub const PLANE_ATTACKERS: usize = 0;
@@ -94,6 +118,14 @@ pub const PLANE_KING_MOVES: usize = 9;
 pub const PLANE_KING_TWO_MOVES: usize = 10;
 /// King plane: the squares from which the King would reach a corner in one move.
 pub const PLANE_CORNER_LINES: usize = 11;
+/// Threat plane: the squares some attacker can move to.
+pub const PLANE_ATTACKER_REACH: usize = 12;
+/// Threat plane: the squares some defender can move to.
+pub const PLANE_DEFENDER_REACH: usize = 13;
+/// Threat plane: the white pieces one move of Black would capture.
+pub const PLANE_WHITE_THREATENED: usize = 14;
+/// Threat plane: the attackers one move of White would capture.
+pub const PLANE_BLACK_THREATENED: usize = 15;
 
 /// Move directions per square.
 pub const NUM_DIRECTIONS: usize = 4;
@@ -103,18 +135,18 @@ pub const MAX_DISTANCE: usize = 6;
 pub const POLICY_SIZE: usize = NUM_SQUARES * NUM_DIRECTIONS * MAX_DISTANCE;
 
 /// Writes the planes of `position` (which has occurred `repetitions` times, this time
-/// included) into `out`: the basic layout when it holds [`INPUT_SIZE`] values, with the
-/// King planes when it holds `NUM_PLANES_WITH_KING * 49`.
+/// included) into `out`, in the layout of `out.len() / 49` planes (one of [`LAYOUTS`]).
 ///
 /// # Panics
 /// If `out` has any other length (a programming error, not a data error).
 pub fn encode_into(position: &Position, repetitions: u32, out: &mut [f32]) {
-    let king_planes = out.len() == NUM_PLANES_WITH_KING * PLANE_SIZE;
+    let planes = out.len() / PLANE_SIZE;
     assert!(
-        king_planes || out.len() == INPUT_SIZE,
-        "encode_into needs 9 or 12 planes of 49 values, got {}",
+        out.len().is_multiple_of(PLANE_SIZE) && is_layout(planes),
+        "encode_into needs 9, 12 or 16 planes of 49 values, got {}",
         out.len()
     );
+    let king_planes = planes >= NUM_PLANES_WITH_KING;
     out.fill(0.0);
     let mut set = |plane: usize, bb: Bitboard| {
         for sq in bb {
@@ -130,6 +162,18 @@ pub fn encode_into(position: &Position, repetitions: u32, out: &mut [f32]) {
         set(PLANE_KING_MOVES, moves);
         set(PLANE_KING_TWO_MOVES, two_moves);
         set(PLANE_CORNER_LINES, corner_lines);
+    }
+    if planes == NUM_PLANES_WITH_THREATS {
+        let [
+            attacker_reach,
+            defender_reach,
+            white_threatened,
+            black_threatened,
+        ] = threat_plane_bitboards(position);
+        set(PLANE_ATTACKER_REACH, attacker_reach);
+        set(PLANE_DEFENDER_REACH, defender_reach);
+        set(PLANE_WHITE_THREATENED, white_threatened);
+        set(PLANE_BLACK_THREATENED, black_threatened);
     }
     let mut fill = |plane: usize| {
         out[plane * PLANE_SIZE..(plane + 1) * PLANE_SIZE].fill(1.0);
@@ -165,6 +209,37 @@ pub fn king_plane_bitboards(position: &Position) -> [Bitboard; 3] {
     [moves, two_moves, corner_lines]
 }
 
+/// The four threat planes of `position` as bitboards (see the module's table): the
+/// attackers' and the defenders' reach, the white pieces Black could capture and the
+/// attackers White could capture, each with one move, whoever is to move.
+#[must_use]
+pub fn threat_plane_bitboards(position: &Position) -> [Bitboard; 4] {
+    let reach = |pieces: Bitboard| {
+        pieces
+            .into_iter()
+            .fold(Bitboard::EMPTY, |acc, sq| acc | position.targets(sq))
+    };
+    // Every capture a side could make with one move: the rules' own move, played.
+    let threatened = |side: Side| {
+        let p = position.with_side_to_move(side);
+        let mut taken = Bitboard::EMPTY;
+        for mv in p.legal_moves() {
+            let effect = p.play_unchecked(mv);
+            taken |= effect.captured;
+            if effect.king_captured {
+                taken = taken.with(p.king());
+            }
+        }
+        taken
+    };
+    [
+        reach(position.attackers()),
+        reach(position.defenders()),
+        threatened(Side::Black),
+        threatened(Side::White),
+    ]
+}
+
 /// The planes of `position`, which has occurred `repetitions` times (this time included),
 /// in the basic layout.
 #[must_use]
@@ -172,11 +247,10 @@ pub fn encode(position: &Position, repetitions: u32) -> Vec<f32> {
     encode_planes(position, repetitions, NUM_PLANES)
 }
 
-/// The planes of `position` in the layout of `planes` planes ([`NUM_PLANES`] or
-/// [`NUM_PLANES_WITH_KING`]).
+/// The planes of `position` in the layout of `planes` planes (one of [`LAYOUTS`]).
 ///
 /// # Panics
-/// If `planes` is neither.
+/// If `planes` is not a layout.
 #[must_use]
 pub fn encode_planes(position: &Position, repetitions: u32, planes: usize) -> Vec<f32> {
     let mut out = vec![0.0; planes * PLANE_SIZE];
@@ -415,21 +489,97 @@ mod tests {
     }
 
     #[test]
-    fn king_planes_commute_with_symmetries() {
-        let size = NUM_PLANES_WITH_KING * PLANE_SIZE;
-        let mut transformed = vec![0.0; size];
-        for (pos, reps) in random_positions(200, 3) {
-            let planes = encode_planes(&pos, reps, NUM_PLANES_WITH_KING);
-            assert_eq!(planes[..INPUT_SIZE], encode(&pos, reps)[..], "{pos}");
-            for sym in Symmetry::ALL {
-                transform_planes(sym, &planes, &mut transformed);
+    fn king_and_threat_planes_commute_with_symmetries() {
+        for layout in [NUM_PLANES_WITH_KING, NUM_PLANES_WITH_THREATS] {
+            let mut transformed = vec![0.0; layout * PLANE_SIZE];
+            for (pos, reps) in random_positions(200, 3) {
+                let planes = encode_planes(&pos, reps, layout);
+                // Each layout extends the one before it.
+                let before = LAYOUTS[LAYOUTS.iter().position(|&l| l == layout).unwrap() - 1];
                 assert_eq!(
-                    encode_planes(&sym.position(&pos), reps, NUM_PLANES_WITH_KING),
-                    transformed,
-                    "{sym:?} on {pos}"
+                    planes[..before * PLANE_SIZE],
+                    encode_planes(&pos, reps, before)[..],
+                    "{pos}"
                 );
+                for sym in Symmetry::ALL {
+                    transform_planes(sym, &planes, &mut transformed);
+                    assert_eq!(
+                        encode_planes(&sym.position(&pos), reps, layout),
+                        transformed,
+                        "{sym:?} on {pos}"
+                    );
+                }
             }
         }
+    }
+
+    /// The threat planes checked against the rules' move generator and the pieces each move
+    /// leaves on the board (rules 2–7).
+    #[test]
+    fn threat_planes_match_the_legal_moves_and_captures() {
+        let mut seen = [0u32; 4];
+        for (pos, _) in random_positions(300, 5) {
+            let planes = threat_plane_bitboards(&pos);
+            let mut want = [Bitboard::EMPTY; 4];
+            for side in [Side::Black, Side::White] {
+                let p = pos.with_side_to_move(side);
+                for mv in p.legal_moves() {
+                    if mv.from != p.king() {
+                        let i = usize::from(side == Side::White);
+                        want[i] = want[i].with(mv.to);
+                    }
+                    let after = p.play_unchecked(mv);
+                    if side == Side::Black {
+                        want[2] |= p.defenders() & !after.position.defenders();
+                        if after.king_captured {
+                            want[2] = want[2].with(p.king());
+                        }
+                    } else {
+                        want[3] |= p.attackers() & !after.position.attackers();
+                    }
+                }
+            }
+            assert_eq!(planes, want, "{pos}");
+            for (n, plane) in seen.iter_mut().zip(planes) {
+                *n += plane.count();
+            }
+        }
+        assert!(
+            seen.iter().all(|&n| n > 100),
+            "random positions have threats: {seen:?}"
+        );
+    }
+
+    #[test]
+    fn threat_planes_of_a_set_position() {
+        let sq = |s: &str| -> Square { s.parse().expect("a square") };
+        let bb = |squares: &[&str]| squares.iter().fold(Bitboard::EMPTY, |b, s| b.with(sq(s)));
+        let pos = Position::from_parts(
+            bb(&["b5", "d7", "a2"]),
+            bb(&["c5", "c3"]),
+            Square::CASTLE,
+            Side::White,
+        )
+        .expect("a legal position");
+        let [
+            attacker_reach,
+            defender_reach,
+            white_threatened,
+            black_threatened,
+        ] = threat_plane_bitboards(&pos);
+        // Rule 5: d7-d5 takes c5 against b5; rule 6: c3-a3 takes a2 against the corner a1.
+        assert_eq!(white_threatened, bb(&["c5"]));
+        assert_eq!(black_threatened, bb(&["a2"]));
+        assert!(attacker_reach.contains(sq("d5")) && !attacker_reach.contains(sq("a1")));
+        assert!(defender_reach.contains(sq("a3")) && !defender_reach.contains(sq("b5")));
+        // The King's own moves are plane 9, not the defenders' reach.
+        assert!(!defender_reach.contains(sq("e4")));
+    }
+
+    #[test]
+    fn layouts_are_checked() {
+        assert!(is_layout(9) && is_layout(12) && is_layout(16));
+        assert!(!is_layout(0) && !is_layout(10) && !is_layout(15));
     }
 
     /// The King planes checked against the rules' own move generator (rules 2, 3, 8.1):

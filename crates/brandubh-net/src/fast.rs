@@ -1032,23 +1032,25 @@ mod tests {
 
     /// Every kernel variant (scalar 4×4, AVX2 5×16, AVX-512 8×32 where the CPU has it; the
     /// tower's convolutions direct and by Winograd) agrees with burn, with the basic input
-    /// planes and with the King planes.
+    /// planes, with the King planes and with the threat planes.
     #[test]
     fn every_instruction_set_gives_burns_outputs() {
-        for king_planes in [false, true] {
-            agrees_with_burn(king_planes);
+        for planes in crate::encoding::LAYOUTS {
+            agrees_with_burn(planes);
         }
     }
 
-    fn agrees_with_burn(king_planes: bool) {
+    fn agrees_with_burn(planes: usize) {
         // Batches of 1, 11 and 23 positions: short tiles, one-row dense tails, and chunks
         // split across threads.
         let device = Device::flex();
         let config = NetConfig::new()
             .with_channels(12)
             .with_blocks(1)
-            .with_king_planes(king_planes);
-        let (planes, size) = (config.planes(), config.input_size());
+            .with_king_planes(planes >= crate::encoding::NUM_PLANES_WITH_KING)
+            .with_threat_planes(planes == crate::encoding::NUM_PLANES_WITH_THREATS);
+        assert_eq!(config.planes(), planes);
+        let size = config.input_size();
         let model = config.init(&device);
         assert_eq!(model.config(), config);
         let base = FastNet::from_model(&model);

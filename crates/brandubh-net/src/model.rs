@@ -29,7 +29,10 @@ use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d
 use burn::tensor::activation::{relu, tanh};
 use burn::tensor::{Device, Tensor, TensorData};
 
-use crate::encoding::{BOARD_SIZE, NUM_PLANES, NUM_PLANES_WITH_KING, PLANE_SIZE, POLICY_SIZE};
+use crate::encoding::{
+    self, BOARD_SIZE, NUM_PLANES, NUM_PLANES_WITH_KING, NUM_PLANES_WITH_THREATS, PLANE_SIZE,
+    POLICY_SIZE,
+};
 
 /// Shape of the network. Checkpoints store it; a checkpoint only loads into a model of
 /// the same config.
@@ -54,8 +57,8 @@ pub struct NetConfig {
     /// checkpoint and agent file written before the head existed says nothing, which reads
     /// as `None`).
     pub moves_left_hidden: Option<usize>,
-    /// Input planes: `None` or 9, the basic layout; 12, with the King planes
-    /// (`crate::encoding`). Every checkpoint and agent file written before the King planes
+    /// Input planes: `None` or 9, the basic layout; 12, with the King planes; 16, with the
+    /// King and threat planes (`crate::encoding`). Every checkpoint and agent file written before the King planes
     /// existed says nothing, which reads as `None`.
     pub input_planes: Option<usize>,
 }
@@ -96,12 +99,9 @@ impl NetConfig {
         let moves_left = self
             .moves_left_hidden
             .map_or(String::new(), |m| format!("/{m}"));
-        if !matches!(
-            self.input_planes,
-            None | Some(NUM_PLANES | NUM_PLANES_WITH_KING)
-        ) {
+        if !encoding::is_layout(self.planes()) {
             return Err(format!(
-                "implausible model: {} input planes ({NUM_PLANES} or {NUM_PLANES_WITH_KING})",
+                "implausible model: {} input planes ({NUM_PLANES}, {NUM_PLANES_WITH_KING} or {NUM_PLANES_WITH_THREATS})",
                 self.planes()
             ));
         }
@@ -134,6 +134,16 @@ impl NetConfig {
     #[must_use]
     pub fn with_king_planes(mut self, king_planes: bool) -> NetConfig {
         self.input_planes = king_planes.then_some(NUM_PLANES_WITH_KING);
+        self
+    }
+
+    /// This config with the King and threat planes (`Some(16)`) when `threat_planes`,
+    /// unchanged otherwise (the threat planes come after the King planes).
+    #[must_use]
+    pub fn with_threat_planes(mut self, threat_planes: bool) -> NetConfig {
+        if threat_planes {
+            self.input_planes = Some(NUM_PLANES_WITH_THREATS);
+        }
         self
     }
 
@@ -177,10 +187,7 @@ impl NetConfig {
             && self.value_channels > 0
             && self.value_hidden > 0
             && self.moves_left_hidden != Some(0)
-            && matches!(
-                self.input_planes,
-                None | Some(NUM_PLANES | NUM_PLANES_WITH_KING)
-            )
+            && encoding::is_layout(self.planes())
     }
 
     /// Multiply-adds × 2 of one position's forward pass (convolutions and linear layers).

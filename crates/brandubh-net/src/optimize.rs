@@ -142,15 +142,15 @@ impl BatchBuilder {
     }
 
     /// An empty builder for networks that take `planes` input planes
-    /// (`NetConfig::planes`: 9, or 12 with the King planes).
+    /// (`NetConfig::planes`: one of `encoding::LAYOUTS`).
     ///
     /// # Panics
-    /// If `planes` is neither (a programming error).
+    /// If `planes` is not a layout (a programming error).
     #[must_use]
     pub fn with_planes(planes: usize) -> BatchBuilder {
         assert!(
-            planes == NUM_PLANES || planes == encoding::NUM_PLANES_WITH_KING,
-            "a network takes 9 or 12 input planes, not {planes}"
+            encoding::is_layout(planes),
+            "a network takes 9, 12 or 16 input planes, not {planes}"
         );
         BatchBuilder {
             planes,

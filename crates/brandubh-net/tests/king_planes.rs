@@ -1,5 +1,6 @@
-//! Networks that take the King planes (`NetConfig::input_planes = Some(12)`): they train,
-//! save, load and evaluate like the basic ones, and a file of one never loads as the other.
+//! Networks that take the King planes (`NetConfig::input_planes = Some(12)`) or the King and
+//! threat planes (`Some(16)`): they train, save, load and evaluate like the basic ones, and
+//! a file of one layout never loads as another.
 
 #![allow(
     clippy::unwrap_used,
@@ -55,12 +56,78 @@ fn the_config_says_how_many_planes_and_the_model_reads_them_back() {
 }
 
 #[test]
-fn only_nine_or_twelve_planes_are_a_plausible_model() {
-    let ten = king().with_input_planes(Some(10));
-    let err = ten.check_limits().unwrap_err();
-    assert!(err.contains("10 input planes"), "{err}");
+fn only_nine_twelve_or_sixteen_planes_are_a_plausible_model() {
+    for bad in [10, 13, 15, 17] {
+        let config = king().with_input_planes(Some(bad));
+        let err = config.check_limits().unwrap_err();
+        assert!(err.contains(&format!("{bad} input planes")), "{err}");
+        assert!(!config.is_valid());
+    }
     assert!(king().with_input_planes(Some(9)).check_limits().is_ok());
     assert!(king().check_limits().is_ok());
+    assert!(threats().check_limits().is_ok());
+    assert_eq!(threats().planes(), 16);
+    // The threat planes come after the King planes: without them, nothing changes.
+    assert_eq!(king().with_threat_planes(false), king());
+}
+
+fn threats() -> NetConfig {
+    king().with_threat_planes(true)
+}
+
+/// A 16-plane network trains, round-trips through a checkpoint that the 12-plane layout
+/// refuses by name, and reads its threat planes (blanking them changes its value).
+#[test]
+fn a_threat_plane_network_trains_saves_and_reads_its_planes() {
+    let device = Device::flex();
+    let leaves = random_leaves(8, 5);
+    let built = batch(&leaves, 16).build(&device.clone().autodiff());
+    assert_eq!(built.inputs.dims(), [8, 16, 7, 7]);
+    let mut trainer = Trainer::new(
+        threats().init(&device.clone().autodiff()),
+        OptimizerConfig::default(),
+    );
+    let stats = trainer.step(&built, 0.01);
+    assert!(stats.policy_loss.is_finite(), "{stats:?}");
+    let model = trainer.inference_model();
+    assert_eq!(model.stem.conv.weight.dims()[1], 16);
+
+    let tmp = tempfile::tempdir().unwrap();
+    checkpoint::save(tmp.path().join("c"), &model, &SaveOptions::at_step(1)).unwrap();
+    let (loaded, _) = checkpoint::load(tmp.path().join("c"), &device, Some(&threats())).unwrap();
+    assert_eq!(loaded.config(), threats());
+    let err = checkpoint::load(tmp.path().join("c"), &device, Some(&king())).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("input planes: found 16, expected 12"),
+        "{err}"
+    );
+
+    // A position with captures in reach for both sides, so that planes 14 and 15 are set.
+    let leaf = leaves
+        .iter()
+        .find(|leaf| {
+            let [_, _, white, black] = encoding::threat_plane_bitboards(&leaf.position);
+            !white.is_empty() || !black.is_empty()
+        })
+        .unwrap_or(&leaves[0]);
+    let planes = encoding::encode_planes(&leaf.position, leaf.repetitions, 16);
+    assert_eq!(
+        planes[..12 * 49],
+        encoding::encode_planes(&leaf.position, leaf.repetitions, 12)[..]
+    );
+    let net = FastNet::from_model(&loaded);
+    let fast = NetEvaluator::new(Arc::new(FastNet::from_model(&loaded)))
+        .evaluate(std::slice::from_ref(leaf));
+    let direct = net.forward(&planes);
+    assert!((direct.values[0] - fast[0].value).abs() < 1e-6);
+    let mut blank = planes.clone();
+    blank[12 * 49..].fill(0.0);
+    assert_ne!(
+        net.forward(&blank).values[0],
+        direct.values[0],
+        "the threat planes reach the output"
+    );
 }
 
 #[test]

@@ -110,6 +110,12 @@ pub struct ModelConfig {
     /// to files when false, so older configs and runs read as before).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub king_planes: bool,
+    /// Four more input planes after the King planes (which it needs): the squares the
+    /// attackers and the defenders can move to, and the pieces of each side that one move
+    /// of the other would capture (rules 4–7; `brandubh_net::encoding`). Default `false`
+    /// (not written to files when false).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub threat_planes: bool,
 }
 
 impl Default for ModelConfig {
@@ -118,6 +124,7 @@ impl Default for ModelConfig {
             channels: 32,
             blocks: 4,
             king_planes: false,
+            threat_planes: false,
         }
     }
 }
@@ -754,6 +761,13 @@ impl RunConfig {
         let m = &self.model;
         int("model.channels", m.channels, 1, 1024)?;
         int("model.blocks", m.blocks, 1, 64)?;
+        if m.threat_planes && !m.king_planes {
+            return Err(bad(
+                "model.threat_planes",
+                "needs model.king_planes = true (the threat planes come after the King planes)"
+                    .to_string(),
+            ));
+        }
         Ok(())
     }
 
@@ -1334,6 +1348,7 @@ fn known_keys() -> Vec<String> {
     full.selfplay.black_proof_plies = 1;
     full.selfplay.fork_black_losses = true;
     full.model.king_planes = true;
+    full.model.threat_planes = true;
     full.training.max_sample_reuse = Some(1.0);
     full.training.recency_half_life = Some(1.0);
     full.training.moves_left_loss_weight = Some(1.0);
@@ -1462,6 +1477,10 @@ mod tests {
             ("name = \"\"", "name"),
             ("[model]\nchannels = 0", "model.channels"),
             ("[model]\nblocks = 65", "model.blocks"),
+            (
+                "[model]\nking_planes = false\nthreat_planes = true",
+                "model.threat_planes",
+            ),
             ("[search]\nc_puct = 0", "search.c_puct"),
             ("[search]\nc_puct = nan", "search.c_puct"),
             ("[search]\nfpu_reduction = -0.1", "search.fpu_reduction"),

@@ -248,7 +248,8 @@ pub fn selfplay_settings(config: &RunConfig) -> Result<SelfPlaySettings, Setting
     })
 }
 
-/// The network shape of a run: with `model.king_planes`, the King input planes; with
+/// The network shape of a run: with `model.king_planes`, the King input planes (and with
+/// `model.threat_planes` the threat planes after them); with
 /// `training.moves_left_loss_weight` set, a moves-left head as wide as the value head's
 /// hidden layer.
 #[must_use]
@@ -256,7 +257,8 @@ pub fn net_config(config: &RunConfig) -> NetConfig {
     let net = NetConfig::new()
         .with_channels(config.model.channels as usize)
         .with_blocks(config.model.blocks as usize)
-        .with_king_planes(config.model.king_planes);
+        .with_king_planes(config.model.king_planes)
+        .with_threat_planes(config.model.threat_planes);
     let moves_left = config
         .training
         .moves_left_loss_weight

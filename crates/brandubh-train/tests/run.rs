@@ -441,6 +441,32 @@ fn king_planes_train_a_twelve_plane_network() {
     assert!(err.contains("input planes: found 12, expected 9"), "{err}");
 }
 
+/// `model.threat_planes` (with the King planes): the run trains 16-plane networks, and a
+/// run continued without the key is refused by name.
+#[test]
+fn threat_planes_train_a_sixteen_plane_network() {
+    let (_tmp, run_dir) = scratch_run();
+    let mut config = tiny();
+    config.model.king_planes = true;
+    config.model.threat_planes = true;
+    config.iterations = 1;
+    train(&config, &run_dir, None).unwrap();
+    let expected = run::net_config(&config);
+    assert_eq!(expected.planes(), 16);
+    let (_, meta) = checkpoint::load(
+        RunDir::new(&run_dir).checkpoint(1),
+        &Device::flex(),
+        Some(&expected),
+    )
+    .unwrap();
+    assert_eq!(meta.config.input_planes, Some(16));
+    let mut fewer = config.clone();
+    fewer.model.threat_planes = false;
+    fewer.iterations += 1;
+    let err = train(&fewer, &run_dir, Some(1)).unwrap_err().to_string();
+    assert!(err.contains("model.threat_planes"), "{err}");
+}
+
 /// `training.moves_left_loss_weight`: the run's network has a moves-left head, trained on
 /// the plies to the end of the window's games, and each metrics line reports its loss.
 #[test]
