@@ -14,11 +14,11 @@ mod common;
 
 use std::collections::HashMap;
 
-use brandubh_net::encoding::{NUM_PLANES, POLICY_SIZE};
+use brandubh_net::encoding::{self, NUM_PLANES, POLICY_SIZE};
 use brandubh_net::{NetConfig, onnx};
 use burn::module::Module;
 use burn::tensor::Device;
-use common::{assert_matches_burn, random_inputs, trained_model, unaligned_config};
+use common::{assert_matches_burn, random_inputs, random_leaves, trained_model, unaligned_config};
 use prost::Message;
 
 // The subset of onnx.proto (https://github.com/onnx/onnx/blob/main/onnx/onnx.proto) the
@@ -376,4 +376,48 @@ fn onnx_bytes_are_deterministic_and_follow_the_weights() {
     let b = onnx::to_onnx(&folded);
     assert_eq!(a.len(), b.len());
     assert_ne!(a, b);
+}
+
+/// Networks with the King planes (12) or the King and threat planes (16) export with their
+/// own input width, and the graph computes burn's outputs on positions encoded that way.
+#[test]
+fn onnx_models_of_every_layout_take_their_planes() {
+    let device = Device::flex();
+    for planes in encoding::LAYOUTS {
+        let config = unaligned_config()
+            .with_king_planes(planes >= encoding::NUM_PLANES_WITH_KING)
+            .with_threat_planes(planes == encoding::NUM_PLANES_WITH_THREATS);
+        assert_eq!(config.planes(), planes);
+        let model = config.init(&device);
+        let decoded = ModelProto::decode(onnx::to_onnx(&model.fold_batch_norm()).as_slice())
+            .expect("valid protobuf");
+        let graph = decoded.graph.expect("a graph");
+        let (name, dims) = shape_of(&graph.input[0]);
+        assert_eq!(name, "planes");
+        assert_eq!(dims, ["batch", &planes.to_string(), "7", "7"]);
+        let leaves = random_leaves(4, 17);
+        let mut inputs = Vec::new();
+        for leaf in &leaves {
+            inputs.extend(encoding::encode_planes(
+                &leaf.position,
+                leaf.repetitions,
+                planes,
+            ));
+        }
+        let (logits, values) = model.infer(&inputs, &device);
+        let out = interpret(
+            &graph,
+            Array {
+                dims: vec![leaves.len(), planes, 7, 7],
+                data: inputs,
+            },
+        );
+        assert_matches_burn(
+            &format!("onnx, {planes} planes"),
+            &logits,
+            &values,
+            &out["policy_logits"].data,
+            &out["value"].data,
+        );
+    }
 }
