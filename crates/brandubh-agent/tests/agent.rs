@@ -442,11 +442,11 @@ fn a_network_with_king_planes_exports_and_plays() {
     let config = NetConfig::new()
         .with_channels(8)
         .with_blocks(1)
-        .with_king_planes(true);
+        .with_planes(12);
     let agent = exports_and_plays(&config, "king");
     assert_eq!(agent.net().input_size(), 12 * 49);
     // With the threat planes too (`model.threat_planes`): sixteen.
-    let agent = exports_and_plays(&config.with_threat_planes(true), "threats");
+    let agent = exports_and_plays(&config.with_planes(16), "threats");
     assert_eq!(agent.net().input_size(), 16 * 49);
 }
 

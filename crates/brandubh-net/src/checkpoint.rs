@@ -851,7 +851,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("brandubh-ckpt-keys-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let config = NetConfig::new().with_channels(4).with_blocks(1);
-        let model = config.with_king_planes(true).init(&Device::flex());
+        let model = config.with_planes(12).init(&Device::flex());
         save(dir.join("c"), &model, &SaveOptions::at_step(1)).unwrap();
         let json = dir.join("c.json");
         let text = std::fs::read_to_string(&json).unwrap();

@@ -92,6 +92,21 @@ pub const NUM_PLANES_WITH_THREATS: usize = NUM_PLANES_WITH_KING + 4;
 /// planes, with the King and threat planes. A network's `input_planes` must be one of them.
 pub const LAYOUTS: [usize; 3] = [NUM_PLANES, NUM_PLANES_WITH_KING, NUM_PLANES_WITH_THREATS];
 
+/// The layout a network with these input features takes: the basic one, with the King
+/// planes (`king_planes`), with the King and threat planes (`threat_planes`, which come
+/// after the King planes and so imply them; a run's config refuses the threat planes
+/// without the King planes by name before it gets here).
+#[must_use]
+pub fn layout(king_planes: bool, threat_planes: bool) -> usize {
+    if threat_planes {
+        NUM_PLANES_WITH_THREATS
+    } else if king_planes {
+        NUM_PLANES_WITH_KING
+    } else {
+        NUM_PLANES
+    }
+}
+
 /// Whether the encoder writes a layout of `planes` planes (one of [`LAYOUTS`]).
 #[must_use]
 pub fn is_layout(planes: usize) -> bool {

@@ -1047,8 +1047,7 @@ mod tests {
         let config = NetConfig::new()
             .with_channels(12)
             .with_blocks(1)
-            .with_king_planes(planes >= crate::encoding::NUM_PLANES_WITH_KING)
-            .with_threat_planes(planes == crate::encoding::NUM_PLANES_WITH_THREATS);
+            .with_planes(planes);
         assert_eq!(config.planes(), planes);
         let size = config.input_size();
         let model = config.init(&device);

@@ -130,20 +130,14 @@ impl NetConfig {
         self.planes() * PLANE_SIZE
     }
 
-    /// This config with the King planes (`Some(12)`) or the basic layout (`None`).
+    /// This config with an input layout of `planes` planes (one of [`encoding::LAYOUTS`];
+    /// [`encoding::layout`] names them by their flags), written the one way a model reads
+    /// back (see [`PolicyValueNet::config`]): the basic layout as `None`, any other as
+    /// `Some(planes)`. A number that is no layout makes the config implausible
+    /// ([`NetConfig::check_limits`] names it).
     #[must_use]
-    pub fn with_king_planes(mut self, king_planes: bool) -> NetConfig {
-        self.input_planes = king_planes.then_some(NUM_PLANES_WITH_KING);
-        self
-    }
-
-    /// This config with the King and threat planes (`Some(16)`) when `threat_planes`,
-    /// unchanged otherwise (the threat planes come after the King planes).
-    #[must_use]
-    pub fn with_threat_planes(mut self, threat_planes: bool) -> NetConfig {
-        if threat_planes {
-            self.input_planes = Some(NUM_PLANES_WITH_THREATS);
-        }
+    pub fn with_planes(mut self, planes: usize) -> NetConfig {
+        self.input_planes = (planes != NUM_PLANES).then_some(planes);
         self
     }
 
@@ -339,8 +333,9 @@ impl PolicyValueNet {
                 .moves_left
                 .as_ref()
                 .map(|head| head.fc1.weight.dims()[1]),
-            input_planes: (planes != NUM_PLANES).then_some(planes),
+            input_planes: None,
         }
+        .with_planes(planes)
     }
 
     /// Runs the network on `n` encoded positions (`inputs.len() == n * input_size`, the

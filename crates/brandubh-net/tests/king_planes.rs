@@ -25,7 +25,7 @@ fn king() -> NetConfig {
     NetConfig::new()
         .with_channels(8)
         .with_blocks(1)
-        .with_king_planes(true)
+        .with_planes(NUM_PLANES_WITH_KING)
 }
 
 /// A batch of `leaves` for a network of `planes` planes, uniform policies, value 0.
@@ -43,16 +43,20 @@ fn the_config_says_how_many_planes_and_the_model_reads_them_back() {
     assert_eq!(NetConfig::new().input_size(), NUM_PLANES * PLANE_SIZE);
     assert_eq!(king().planes(), NUM_PLANES_WITH_KING);
     assert_eq!(king().input_planes, Some(12));
+    // The basic layout is written as None, as a model of nine planes reads it back.
+    assert_eq!(king().with_planes(NUM_PLANES).input_planes, None);
     assert_eq!(
-        king().with_king_planes(false),
-        king().with_king_planes(false)
+        king()
+            .with_planes(NUM_PLANES)
+            .init(&Device::flex())
+            .config(),
+        king().with_planes(NUM_PLANES)
     );
-    assert_eq!(king().with_king_planes(false).input_planes, None);
     let model = king().init(&Device::flex());
     assert_eq!(model.config(), king());
     assert_eq!(model.stem.conv.weight.dims()[1], 12);
     // The stem's extra inputs are counted.
-    assert!(king().flops_per_position() > king().with_king_planes(false).flops_per_position());
+    assert!(king().flops_per_position() > king().with_planes(NUM_PLANES).flops_per_position());
 }
 
 #[test]
@@ -67,12 +71,16 @@ fn only_nine_twelve_or_sixteen_planes_are_a_plausible_model() {
     assert!(king().check_limits().is_ok());
     assert!(threats().check_limits().is_ok());
     assert_eq!(threats().planes(), 16);
-    // The threat planes come after the King planes: without them, nothing changes.
-    assert_eq!(king().with_threat_planes(false), king());
+    // The flags of a run's config name the layouts; the threat planes come after the King
+    // planes, so they imply them.
+    assert_eq!(encoding::layout(false, false), NUM_PLANES);
+    assert_eq!(encoding::layout(true, false), NUM_PLANES_WITH_KING);
+    assert_eq!(encoding::layout(true, true), 16);
+    assert_eq!(encoding::layout(false, true), 16);
 }
 
 fn threats() -> NetConfig {
-    king().with_threat_planes(true)
+    king().with_planes(16)
 }
 
 /// A 16-plane network trains, round-trips through a checkpoint that the 12-plane layout
@@ -168,7 +176,7 @@ fn checkpoints_keep_the_planes_and_refuse_the_other_layout() {
     let (loaded, meta) = checkpoint::load(tmp.path().join("c"), &device, Some(&king())).unwrap();
     assert_eq!(meta.config, king());
     assert_eq!(loaded.config(), king());
-    let plain = king().with_king_planes(false);
+    let plain = king().with_planes(NUM_PLANES);
     let err = checkpoint::load(tmp.path().join("c"), &device, Some(&plain)).unwrap_err();
     assert!(
         err.to_string()

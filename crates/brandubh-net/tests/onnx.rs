@@ -384,9 +384,7 @@ fn onnx_bytes_are_deterministic_and_follow_the_weights() {
 fn onnx_models_of_every_layout_take_their_planes() {
     let device = Device::flex();
     for planes in encoding::LAYOUTS {
-        let config = unaligned_config()
-            .with_king_planes(planes >= encoding::NUM_PLANES_WITH_KING)
-            .with_threat_planes(planes == encoding::NUM_PLANES_WITH_THREATS);
+        let config = unaligned_config().with_planes(planes);
         assert_eq!(config.planes(), planes);
         let model = config.init(&device);
         let decoded = ModelProto::decode(onnx::to_onnx(&model.fold_batch_norm()).as_slice())

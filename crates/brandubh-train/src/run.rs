@@ -25,7 +25,7 @@ use std::time::Instant;
 use brandubh_fs::FsError;
 use brandubh_net::checkpoint::{self, CheckpointError, SaveOptions};
 use brandubh_net::optimize::{BatchBuilder, OptimizerConfig, OptimizerKind, StepStats, Trainer};
-use brandubh_net::{Device, FastNet, NetConfig, NetEvaluator};
+use brandubh_net::{Device, FastNet, NetConfig, NetEvaluator, encoding};
 use brandubh_rules::{Move, Side, Symmetry};
 use brandubh_run::config::{ConfigError, Optimizer, RunConfig};
 use brandubh_run::metrics::{self, IterationMetrics, MatchSummary, MetricsError};
@@ -257,8 +257,10 @@ pub fn net_config(config: &RunConfig) -> NetConfig {
     let net = NetConfig::new()
         .with_channels(config.model.channels as usize)
         .with_blocks(config.model.blocks as usize)
-        .with_king_planes(config.model.king_planes)
-        .with_threat_planes(config.model.threat_planes);
+        .with_planes(encoding::layout(
+            config.model.king_planes,
+            config.model.threat_planes,
+        ));
     let moves_left = config
         .training
         .moves_left_loss_weight
