@@ -742,6 +742,30 @@ fn export_onnx_from_an_agent_file_a_run_and_a_checkpoint_writes_the_same_model()
     assert_eq!(names.len(), 1);
 }
 
+/// The summary names the model's own input width: the shipped agent takes more than the
+/// basic nine planes, and its ONNX model says so in its input's shape.
+#[test]
+fn export_onnx_names_the_input_planes_of_the_network() {
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/brandubh-v3.agent");
+    let a = brandubh_agent::Agent::load(&shipped).unwrap();
+    let planes = a.meta().model.planes();
+    assert!(planes > 9, "the shipped agent takes {planes} planes");
+    let tmp = temp_dir();
+    let out = tmp.path().join("shipped.onnx");
+    let o = brandubh(&["export", s(&shipped), "--format", "onnx", "--out", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains(&format!("input \"planes\" [batch, {planes}, 7, 7]")),
+        "{text}"
+    );
+    let folded = checkpoint::folded_from_bytes(&a.meta().model, a.weights().to_vec()).unwrap();
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        brandubh_net::onnx::to_onnx(&folded)
+    );
+}
+
 #[test]
 fn export_onnx_refuses_bad_arguments_with_one_line() {
     let agent = tiny_agent();

@@ -1,7 +1,7 @@
 //! The policy-value residual network in burn.
 //!
 //! ```text
-//! input            [B, 9, 7, 7]
+//! input            [B, P, 7, 7]   (P = 9, 12 or 16: NetConfig::planes)
 //! stem             3×3 conv → C, batch norm, ReLU             [B, C, 7, 7]
 //! N × block        3×3 conv, BN, ReLU, 3×3 conv, BN, + skip, ReLU [B, C, 7, 7]
 //! policy head      1×1 conv → Pc, BN, ReLU, flatten [B, Pc·49], linear → [B, 1176]
@@ -292,7 +292,7 @@ pub struct NetOutput {
 }
 
 impl PolicyValueNet {
-    /// Forward pass: planes `[B, 9, 7, 7]` → logits `[B, 1176]`, values `[B, 1]` and, with
+    /// Forward pass: planes `[B, P, 7, 7]` (P = [`NetConfig::planes`]) → logits `[B, 1176]`, values `[B, 1]` and, with
     /// a moves-left head, its predictions `[B, 1]`.
     pub fn forward(&self, input: Tensor<4>) -> NetOutput {
         let mut x = relu(self.stem.forward(input)); // [B, C, 7, 7]

@@ -2,8 +2,9 @@
 //! the project's networks on the very same weights as the fast path.
 //!
 //! The model (ONNX IR version [`IR_VERSION`], default-domain opset [`OPSET`]) has:
-//! - input `planes`: float `[batch, 9, 7, 7]` ([`crate::encoding`]'s planes, the batch
-//!   dimension dynamic);
+//! - input `planes`: float `[batch, P, 7, 7]` ([`crate::encoding`]'s planes in the
+//!   network's layout, P = 9, 12 or 16: [`crate::NetConfig::planes`]; the batch dimension
+//!   dynamic);
 //! - outputs `policy_logits`: float `[batch, 1176]` (not masked) and `value`: float
 //!   `[batch, 1]` in (-1, 1), from the side to move's view; the same numbers as
 //!   [`crate::FastNet::forward`] up to rounding;

@@ -249,7 +249,7 @@ fn map(x: &Array, f: impl Fn(f32) -> f32) -> Array {
     }
 }
 
-/// Runs the decoded graph on `input` (`[n, 9, 7, 7]`) in node order (the writer emits them
+/// Runs the decoded graph on `input` (`[n, P, 7, 7]`) in node order (the writer emits them
 /// topologically sorted); returns every value by name.
 fn interpret(graph: &GraphProto, input: Array) -> HashMap<String, Array> {
     let mut values: HashMap<String, Array> = HashMap::new();

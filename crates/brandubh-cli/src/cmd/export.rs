@@ -33,8 +33,9 @@ use crate::out;
 /// batch-norm statistics are averaged too).
 ///
 /// With --format onnx the network alone (batch norm folded) is written as an ONNX model
-/// (opset 17; input "planes" [batch, 9, 7, 7], outputs "policy_logits" [batch, 1176] and
-/// "value" [batch, 1]); the source may then also be an agent file.
+/// (opset 17; input "planes" [batch, P, 7, 7] with P the network's input planes, 9, 12 or
+/// 16; outputs "policy_logits" [batch, 1176] and "value" [batch, 1]); the source may then
+/// also be an agent file.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// A run directory (its latest checkpoint), a checkpoint (its stem,
@@ -253,12 +254,13 @@ fn run_onnx(args: &Args) -> anyhow::Result<ExitCode> {
     writeln!(w, "wrote {} ({} bytes)", args.out.display(), bytes.len())?;
     writeln!(
         w,
-        "  network C{}xN{} from {}, ONNX opset {}: input \"{}\" [batch, 9, 7, 7], outputs \"{}\" [batch, 1176] and \"{}\" [batch, 1]",
+        "  network C{}xN{} from {}, ONNX opset {}: input \"{}\" [batch, {}, 7, 7], outputs \"{}\" [batch, 1176] and \"{}\" [batch, 1]",
         c.channels,
         c.blocks,
         from.display(),
         onnx::OPSET,
         onnx::INPUT_NAME,
+        c.planes(),
         onnx::POLICY_OUTPUT,
         onnx::VALUE_OUTPUT
     )?;
