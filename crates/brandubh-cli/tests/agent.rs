@@ -669,7 +669,7 @@ fn damaged_agent_files_give_one_line_errors() {
     )));
 
     // No agent given and none shipped (run from an empty directory).
-    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/brandubh-v3.agent");
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/brandubh-v4.agent");
     if !shipped.exists() {
         let o = bin()
             .arg("play")
@@ -680,7 +680,7 @@ fn damaged_agent_files_give_one_line_errors() {
         assert_eq!(o.status.code(), Some(1));
         assert!(
             stderr(&o).starts_with(
-                "error: no agent file given and no shipped model at models/brandubh-v3.agent yet"
+                "error: no agent file given and no shipped model at models/brandubh-v4.agent yet"
             ),
             "{}",
             stderr(&o)
@@ -746,7 +746,7 @@ fn export_onnx_from_an_agent_file_a_run_and_a_checkpoint_writes_the_same_model()
 /// basic nine planes, and its ONNX model says so in its input's shape.
 #[test]
 fn export_onnx_names_the_input_planes_of_the_network() {
-    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/brandubh-v3.agent");
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/brandubh-v4.agent");
     let a = brandubh_agent::Agent::load(&shipped).unwrap();
     let planes = a.meta().model.planes();
     assert!(planes > 9, "the shipped agent takes {planes} planes");
