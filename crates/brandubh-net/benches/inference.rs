@@ -1,5 +1,5 @@
 //! Forward-pass throughput (positions/s) of burn and of the fast path at several batch
-//! sizes, and the training step's samples/s.
+//! sizes, the encoder's in every input layout, and the training step's samples/s.
 //!
 //! Run: `cargo bench -p brandubh-net --bench inference`. Settings from the environment:
 //! `BENCH_CHANNELS` (32), `BENCH_BLOCKS` (4), `BENCH_SECONDS` per measurement (1.0),
@@ -161,10 +161,27 @@ fn main() {
         );
     }
 
+    bench_encoding(&games, seconds);
     bench_evaluator(&fast, &games, &batches, seconds);
 
     if env("BENCH_TRAIN", 1) != 0 {
         bench_training(config, &games, smoke, seconds);
+    }
+}
+
+/// Encoding alone, in every layout, on one thread: what the King and threat planes cost a
+/// position before any network sees it.
+fn bench_encoding(games: &[Game], seconds: f64) {
+    println!("encoding, positions/s on one thread (per CPU-second in parentheses)");
+    for planes in encoding::LAYOUTS {
+        let mut out = vec![0.0; planes * encoding::PLANE_SIZE];
+        let r = rate(games.len(), seconds, || {
+            for g in games {
+                encoding::encode_into(black_box(g.position()), g.repetitions(), &mut out);
+                black_box(&out);
+            }
+        });
+        println!("{planes:>6} planes {}", show(r));
     }
 }
 

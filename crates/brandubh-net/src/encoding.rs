@@ -234,11 +234,20 @@ pub fn threat_plane_bitboards(position: &Position) -> [Bitboard; 4] {
             .into_iter()
             .fold(Bitboard::EMPTY, |acc, sq| acc | position.targets(sq))
     };
-    // Every capture a side could make with one move: the rules' own move, played.
+    // Every capture a side could make with one move: the rules' own move, played. What a
+    // move takes depends only on the square it lands on (rules 5-7; the King captures like
+    // a defender): the square it left lies on the line it came along, so it is never the
+    // far side of a piece it takes, nor one of the Castle's neighbours an attacker stands
+    // on. So one move per destination is played.
     let threatened = |side: Side| {
         let p = position.with_side_to_move(side);
         let mut taken = Bitboard::EMPTY;
+        let mut landed = Bitboard::EMPTY;
         for mv in p.legal_moves() {
+            if landed.contains(mv.to) {
+                continue;
+            }
+            landed = landed.with(mv.to);
             let effect = p.play_unchecked(mv);
             taken |= effect.captured;
             if effect.king_captured {
