@@ -45,6 +45,22 @@ fn play_from(position: &str, input: &str) -> Output {
 
 /// A tiny agent file (C8xN1, Gumbel with 8 simulations), exported once through the CLI from
 /// a checkpoint laid out like a run's.
+/// The shipped agent, as `play`'s default names it (relative to the repository root).
+const SHIPPED: &str = "models/brandubh-v4.agent";
+
+fn shipped_agent() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(SHIPPED)
+}
+
+/// The ONNX model brandubh-net writes for the network of the agent file at `agent`.
+fn onnx_of(agent: &Path) -> Vec<u8> {
+    let a = brandubh_agent::Agent::load(agent).unwrap();
+    let folded = checkpoint::folded_from_bytes(&a.meta().model, a.weights().to_vec()).unwrap();
+    brandubh_net::onnx::to_onnx(&folded)
+}
+
 fn tiny_agent() -> &'static Path {
     static AGENT: OnceLock<PathBuf> = OnceLock::new();
     AGENT.get_or_init(|| {
@@ -669,8 +685,7 @@ fn damaged_agent_files_give_one_line_errors() {
     )));
 
     // No agent given and none shipped (run from an empty directory).
-    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/brandubh-v4.agent");
-    if !shipped.exists() {
+    if !shipped_agent().exists() {
         let o = bin()
             .arg("play")
             .current_dir(&dir)
@@ -679,9 +694,9 @@ fn damaged_agent_files_give_one_line_errors() {
             .unwrap();
         assert_eq!(o.status.code(), Some(1));
         assert!(
-            stderr(&o).starts_with(
-                "error: no agent file given and no shipped model at models/brandubh-v4.agent yet"
-            ),
+            stderr(&o).starts_with(&format!(
+                "error: no agent file given and no shipped model at {SHIPPED} yet"
+            )),
             "{}",
             stderr(&o)
         );
@@ -734,9 +749,7 @@ fn export_onnx_from_an_agent_file_a_run_and_a_checkpoint_writes_the_same_model()
     assert_eq!(models[0], models[2]);
     // ... and the one brandubh-net writes for those weights (the writer's own tests decode
     // it and check its outputs against burn).
-    let a = brandubh_agent::Agent::load(agent).unwrap();
-    let folded = checkpoint::folded_from_bytes(&a.meta().model, a.weights().to_vec()).unwrap();
-    assert_eq!(models[0], brandubh_net::onnx::to_onnx(&folded));
+    assert_eq!(models[0], onnx_of(agent));
     // No temporary file is left beside the output.
     let names: Vec<_> = std::fs::read_dir(dir.join("m0")).unwrap().collect();
     assert_eq!(names.len(), 1);
@@ -746,9 +759,12 @@ fn export_onnx_from_an_agent_file_a_run_and_a_checkpoint_writes_the_same_model()
 /// basic nine planes, and its ONNX model says so in its input's shape.
 #[test]
 fn export_onnx_names_the_input_planes_of_the_network() {
-    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/brandubh-v4.agent");
-    let a = brandubh_agent::Agent::load(&shipped).unwrap();
-    let planes = a.meta().model.planes();
+    let shipped = shipped_agent();
+    let planes = brandubh_agent::Agent::load(&shipped)
+        .unwrap()
+        .meta()
+        .model
+        .planes();
     assert!(planes > 9, "the shipped agent takes {planes} planes");
     let tmp = temp_dir();
     let out = tmp.path().join("shipped.onnx");
@@ -759,11 +775,7 @@ fn export_onnx_names_the_input_planes_of_the_network() {
         text.contains(&format!("input \"planes\" [batch, {planes}, 7, 7]")),
         "{text}"
     );
-    let folded = checkpoint::folded_from_bytes(&a.meta().model, a.weights().to_vec()).unwrap();
-    assert_eq!(
-        std::fs::read(&out).unwrap(),
-        brandubh_net::onnx::to_onnx(&folded)
-    );
+    assert_eq!(std::fs::read(&out).unwrap(), onnx_of(&shipped));
 }
 
 #[test]
