@@ -578,13 +578,10 @@ mod tests {
     fn threat_planes_of_a_set_position() {
         let sq = |s: &str| -> Square { s.parse().expect("a square") };
         let bb = |squares: &[&str]| squares.iter().fold(Bitboard::EMPTY, |b, s| b.with(sq(s)));
-        let pos = Position::from_parts(
-            bb(&["b5", "d7", "a2"]),
-            bb(&["c5", "c3"]),
-            Square::CASTLE,
-            Side::White,
-        )
-        .expect("a legal position");
+        // Attackers b5, d7, a2; defenders c5, c3; the King in the Castle; White to move.
+        let pos: Position = "3A3/7/1AD4/3K3/2D4/A6/7 w"
+            .parse()
+            .expect("a legal position");
         let [
             attacker_reach,
             defender_reach,
