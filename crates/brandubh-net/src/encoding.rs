@@ -43,6 +43,19 @@
 //! | 14 [`PLANE_WHITE_THREATENED`] | 1 on every defender, and on the King, that one move of Black would capture (rules 5–7), were it Black's turn |
 //! | 15 [`PLANE_BLACK_THREATENED`] | 1 on every attacker that one move of White would capture (rules 5, 6), were it White's turn |
 //!
+//! A network with the threat planes may also take three *escape planes* after them
+//! ([`NUM_PLANES_WITH_ESCAPES`] planes in all): where the King's escape routes run, two
+//! moves deep, and which of them only the attackers close; facts that Black's defence rests
+//! on and that need slides across the board to compute. Each is over the squares a King
+//! could stand on (no attacker, defender or corner there), the King imagined there with every
+//! other piece where it is (the real King's square empty).
+//!
+//! | plane | meaning |
+//! |---|---|
+//! | 16 [`PLANE_CORNER_FORKS`] | 1 on every square from which the King would reach two or more corners in one move (a double threat one blocker cannot meet) |
+//! | 17 [`PLANE_CORNER_TWO_MOVES`] | 1 on every square from which the King would reach a corner in at most two moves (a superset of plane 11) |
+//! | 18 [`PLANE_ATTACKER_LINES`] | 1 on every square (no attacker or corner there) from which the King would reach a corner in one move were the defenders off the board: the lines only the attackers close |
+//!
 //! The writer ([`encode_into`]) takes the layout from the length of its output; [`LAYOUTS`]
 //! lists the plane counts it writes.
 //!
@@ -88,17 +101,27 @@ pub const INPUT_SIZE: usize = NUM_PLANES * PLANE_SIZE;
 pub const NUM_PLANES_WITH_KING: usize = NUM_PLANES + 3;
 /// Number of input planes with the King planes and the four threat planes.
 pub const NUM_PLANES_WITH_THREATS: usize = NUM_PLANES_WITH_KING + 4;
+/// Number of input planes with the King, threat and escape planes.
+pub const NUM_PLANES_WITH_ESCAPES: usize = NUM_PLANES_WITH_THREATS + 3;
 /// Every layout the encoder writes, by number of planes: the basic one, with the King
-/// planes, with the King and threat planes. A network's `input_planes` must be one of them.
-pub const LAYOUTS: [usize; 3] = [NUM_PLANES, NUM_PLANES_WITH_KING, NUM_PLANES_WITH_THREATS];
+/// planes, with the King and threat planes, with the King, threat and escape planes. A
+/// network's `input_planes` must be one of them.
+pub const LAYOUTS: [usize; 4] = [
+    NUM_PLANES,
+    NUM_PLANES_WITH_KING,
+    NUM_PLANES_WITH_THREATS,
+    NUM_PLANES_WITH_ESCAPES,
+];
 
 /// The layout a network with these input features takes: the basic one, with the King
-/// planes (`king_planes`), with the King and threat planes (`threat_planes`, which come
-/// after the King planes and so imply them; a run's config refuses the threat planes
-/// without the King planes by name before it gets here).
+/// planes (`king_planes`), with the King and threat planes (`threat_planes`), with all three
+/// groups (`escape_planes`). Each group comes after the one before and so implies it; a
+/// run's config refuses a group without the one before by name before it gets here.
 #[must_use]
-pub fn layout(king_planes: bool, threat_planes: bool) -> usize {
-    if threat_planes {
+pub fn layout(king_planes: bool, threat_planes: bool, escape_planes: bool) -> usize {
+    if escape_planes {
+        NUM_PLANES_WITH_ESCAPES
+    } else if threat_planes {
         NUM_PLANES_WITH_THREATS
     } else if king_planes {
         NUM_PLANES_WITH_KING
@@ -141,6 +164,13 @@ pub const PLANE_DEFENDER_REACH: usize = 13;
 pub const PLANE_WHITE_THREATENED: usize = 14;
 /// Threat plane: the attackers one move of White would capture.
 pub const PLANE_BLACK_THREATENED: usize = 15;
+/// Escape plane: the squares from which the King would reach two or more corners in one move.
+pub const PLANE_CORNER_FORKS: usize = 16;
+/// Escape plane: the squares from which the King would reach a corner in at most two moves.
+pub const PLANE_CORNER_TWO_MOVES: usize = 17;
+/// Escape plane: the squares from which the King would reach a corner in one move were the
+/// defenders off the board.
+pub const PLANE_ATTACKER_LINES: usize = 18;
 
 /// Move directions per square.
 pub const NUM_DIRECTIONS: usize = 4;
@@ -158,7 +188,7 @@ pub fn encode_into(position: &Position, repetitions: u32, out: &mut [f32]) {
     let planes = out.len() / PLANE_SIZE;
     assert!(
         out.len().is_multiple_of(PLANE_SIZE) && is_layout(planes),
-        "encode_into needs 9, 12 or 16 planes of 49 values, got {}",
+        "encode_into needs 9, 12, 16 or 19 planes of 49 values, got {}",
         out.len()
     );
     let king_planes = planes >= NUM_PLANES_WITH_KING;
@@ -178,7 +208,7 @@ pub fn encode_into(position: &Position, repetitions: u32, out: &mut [f32]) {
         set(PLANE_KING_TWO_MOVES, two_moves);
         set(PLANE_CORNER_LINES, corner_lines);
     }
-    if planes == NUM_PLANES_WITH_THREATS {
+    if planes >= NUM_PLANES_WITH_THREATS {
         let [
             attacker_reach,
             defender_reach,
@@ -189,6 +219,12 @@ pub fn encode_into(position: &Position, repetitions: u32, out: &mut [f32]) {
         set(PLANE_DEFENDER_REACH, defender_reach);
         set(PLANE_WHITE_THREATENED, white_threatened);
         set(PLANE_BLACK_THREATENED, black_threatened);
+    }
+    if planes == NUM_PLANES_WITH_ESCAPES {
+        let [forks, two_moves, attacker_lines] = escape_plane_bitboards(position);
+        set(PLANE_CORNER_FORKS, forks);
+        set(PLANE_CORNER_TWO_MOVES, two_moves);
+        set(PLANE_ATTACKER_LINES, attacker_lines);
     }
     let mut fill = |plane: usize| {
         out[plane * PLANE_SIZE..(plane + 1) * PLANE_SIZE].fill(1.0);
@@ -222,6 +258,52 @@ pub fn king_plane_bitboards(position: &Position) -> [Bitboard; 3] {
         }
     }
     [moves, two_moves, corner_lines]
+}
+
+/// The three escape planes of `position` as bitboards (see the module's table): the
+/// squares from which the King would reach two or more corners in one move, those from
+/// which it would reach a corner in at most two moves, and those from which it would reach
+/// a corner in one move were the defenders off the board.
+#[must_use]
+pub fn escape_plane_bitboards(position: &Position) -> [Bitboard; 3] {
+    let pieces = position.attackers() | position.defenders();
+    let free = |sq: Square| !(pieces | Bitboard::CORNERS).contains(sq);
+    let mut forks = Bitboard::EMPTY;
+    let mut lines = Bitboard::EMPTY;
+    for sq in Square::all().filter(|&sq| free(sq)) {
+        match (position.king_targets_from(sq) & Bitboard::CORNERS).count() {
+            0 => {}
+            1 => lines = lines.with(sq),
+            _ => {
+                lines = lines.with(sq);
+                forks = forks.with(sq);
+            }
+        }
+    }
+    // Two moves: a first move to a corner, or to a square with a line to one. The square
+    // the King left is empty for the second move as it was (a free square), so the lines
+    // above are the second move's.
+    let goals = lines | Bitboard::CORNERS;
+    let two_moves = Square::all()
+        .filter(|&sq| free(sq) && !(position.king_targets_from(sq) & goals).is_empty())
+        .fold(Bitboard::EMPTY, Bitboard::with);
+    // The defenders taken off: only the attackers (and the King's own square, empty for a
+    // King imagined elsewhere) stand in the way.
+    let attackers_only = Position::from_parts(
+        position.attackers(),
+        Bitboard::EMPTY,
+        position.king(),
+        position.side_to_move(),
+    );
+    let attacker_lines = attackers_only.map_or(Bitboard::EMPTY, |p| {
+        Square::all()
+            .filter(|&sq| {
+                !(position.attackers() | Bitboard::CORNERS).contains(sq)
+                    && !(p.king_targets_from(sq) & Bitboard::CORNERS).is_empty()
+            })
+            .fold(Bitboard::EMPTY, Bitboard::with)
+    });
+    [forks, two_moves, attacker_lines]
 }
 
 /// The four threat planes of `position` as bitboards (see the module's table): the
@@ -514,7 +596,11 @@ mod tests {
 
     #[test]
     fn king_and_threat_planes_commute_with_symmetries() {
-        for layout in [NUM_PLANES_WITH_KING, NUM_PLANES_WITH_THREATS] {
+        for layout in [
+            NUM_PLANES_WITH_KING,
+            NUM_PLANES_WITH_THREATS,
+            NUM_PLANES_WITH_ESCAPES,
+        ] {
             let mut transformed = vec![0.0; layout * PLANE_SIZE];
             for (pos, reps) in random_positions(200, 3) {
                 let planes = encode_planes(&pos, reps, layout);
@@ -599,8 +685,10 @@ mod tests {
 
     #[test]
     fn layouts_are_checked() {
-        assert!(is_layout(9) && is_layout(12) && is_layout(16));
-        assert!(!is_layout(0) && !is_layout(10) && !is_layout(15));
+        assert!(is_layout(9) && is_layout(12) && is_layout(16) && is_layout(19));
+        assert!(!is_layout(0) && !is_layout(10) && !is_layout(15) && !is_layout(20));
+        assert_eq!(layout(true, true, true), 19);
+        assert_eq!(layout(true, true, false), 16);
     }
 
     /// The King planes checked against the rules' own move generator (rules 2, 3, 8.1):
@@ -653,6 +741,99 @@ mod tests {
             corner_squares_seen > 300,
             "random positions open lines to corners"
         );
+    }
+
+    /// The escape planes checked against the rules' own move generator (rules 2, 3, 8.1):
+    /// the King placed on each square in turn (White to move, nothing else changed), its
+    /// legal moves to corners, from there and from each square it can reach, and the same
+    /// with the defenders taken off the board.
+    #[test]
+    fn escape_planes_match_the_kings_legal_moves() {
+        // The King on `sq` of a position with these attackers and defenders, White to move.
+        let king_on = |attackers: Bitboard, defenders: Bitboard, sq: Square| {
+            Position::from_parts(attackers, defenders, sq, Side::White).ok()
+        };
+        let targets = |p: &Position| -> Vec<Square> {
+            p.legal_moves()
+                .into_iter()
+                .filter(|mv| mv.from == p.king())
+                .map(|mv| mv.to)
+                .collect()
+        };
+        let corners = |ts: &[Square]| {
+            ts.iter()
+                .filter(|t| Bitboard::CORNERS.contains(**t))
+                .count()
+        };
+        let mut seen = [0u32; 3];
+        for (pos, _) in random_positions(300, 6) {
+            let (a, d) = (pos.attackers(), pos.defenders());
+            let mut want = [Bitboard::EMPTY; 3];
+            for sq in Square::all() {
+                if (a | Bitboard::CORNERS).contains(sq) {
+                    continue;
+                }
+                if let Some(bare) = king_on(a, Bitboard::EMPTY, sq)
+                    && corners(&targets(&bare)) > 0
+                {
+                    want[2] = want[2].with(sq);
+                }
+                if d.contains(sq) {
+                    continue;
+                }
+                let placed = king_on(a, d, sq).expect("an empty square takes the King");
+                let first = targets(&placed);
+                if corners(&first) >= 2 {
+                    want[0] = want[0].with(sq);
+                }
+                let two = first.iter().any(|&t| {
+                    Bitboard::CORNERS.contains(t)
+                        || king_on(a, d, t).is_some_and(|p| corners(&targets(&p)) > 0)
+                });
+                if two {
+                    want[1] = want[1].with(sq);
+                }
+            }
+            let got = escape_plane_bitboards(&pos);
+            assert_eq!(got, want, "{pos}");
+            for (n, plane) in seen.iter_mut().zip(got) {
+                *n += plane.count();
+            }
+        }
+        assert!(
+            seen.iter().all(|&n| n > 100),
+            "random positions have forks, two-move routes and attacker-only lines: {seen:?}"
+        );
+    }
+
+    /// The escape planes of a set position, worked by hand (rules 2, 3, 8.1).
+    #[test]
+    fn escape_planes_of_a_set_position() {
+        let sq = |s: &str| -> Square { s.parse().expect("a square") };
+        let bb = |squares: &[&str]| squares.iter().fold(Bitboard::EMPTY, |b, s| b.with(sq(s)));
+        // Attackers d6, a5, e1; defenders c7, c3; the King in the Castle; Black to move.
+        let pos: Position = "2D4/3A3/A6/3K3/2D4/7/4A2 b"
+            .parse()
+            .expect("a legal position");
+        let [forks, two, attacker_lines] = escape_plane_bitboards(&pos);
+        // The g-file is empty: from g2-g6 the King sees g1 and g7. Everywhere else one
+        // corner at most: e1 closes rank 1 to g1, a5 the a-file, c7 rank 7 to a7.
+        assert_eq!(forks, bb(&["g2", "g3", "g4", "g5", "g6"]));
+        let lines = bb(&[
+            "b1", "c1", "d1", "f1", "a2", "a3", "a4", "a6", "b7", "d7", "e7", "f7", "g2", "g3",
+            "g4", "g5", "g6",
+        ]);
+        assert_eq!(king_plane_bitboards(&pos)[2], lines);
+        // With the defenders off, c7 no longer closes rank 7: c7 itself sees both corners,
+        // and b7 now sees g7 too (already a line square).
+        assert_eq!(attacker_lines, lines.with(sq("c7")));
+        // Two moves: d2 via d1, e2 via a2 (rank 2 is empty), b6 via a6; not e1 (an attacker)
+        // nor c7 (a defender stands there); every line square is on it.
+        for s in ["d2", "e2", "b6"] {
+            assert!(two.contains(sq(s)), "{s}");
+        }
+        assert!(!two.contains(sq("e1")) && !two.contains(sq("c7")));
+        assert_eq!(two & lines, lines);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The network side of Brandubh Zero: encodings, the policy-value ResNet (in burn), its
 //! training step, checkpoints and a fast batched evaluator for the search.
 //!
-//! - [`encoding`]: position → input planes `[P, 7, 7]` (P = 9, 12 or 16 by layout) and move ↔ policy index (1176),
+//! - [`encoding`]: position → input planes `[P, 7, 7]` (P = 9, 12, 16 or 19 by layout) and move ↔ policy index (1176),
 //!   pure functions that commute with the 8 symmetries of the board;
 //! - [`model`]: [`NetConfig`] and [`PolicyValueNet`] (`#[derive(Module)]`), generic over
 //!   burn's device (`Device::flex()` by default; CUDA is a passthrough feature): the

@@ -1,7 +1,7 @@
 //! The policy-value residual network in burn.
 //!
 //! ```text
-//! input            [B, P, 7, 7]   (P = 9, 12 or 16: NetConfig::planes)
+//! input            [B, P, 7, 7]   (P = 9, 12, 16 or 19: NetConfig::planes)
 //! stem             3×3 conv → C, batch norm, ReLU             [B, C, 7, 7]
 //! N × block        3×3 conv, BN, ReLU, 3×3 conv, BN, + skip, ReLU [B, C, 7, 7]
 //! policy head      1×1 conv → Pc, BN, ReLU, flatten [B, Pc·49], linear → [B, 1176]
@@ -30,8 +30,8 @@ use burn::tensor::activation::{relu, tanh};
 use burn::tensor::{Device, Tensor, TensorData};
 
 use crate::encoding::{
-    self, BOARD_SIZE, NUM_PLANES, NUM_PLANES_WITH_KING, NUM_PLANES_WITH_THREATS, PLANE_SIZE,
-    POLICY_SIZE,
+    self, BOARD_SIZE, NUM_PLANES, NUM_PLANES_WITH_ESCAPES, NUM_PLANES_WITH_KING,
+    NUM_PLANES_WITH_THREATS, PLANE_SIZE, POLICY_SIZE,
 };
 
 /// Shape of the network. Checkpoints store it; a checkpoint only loads into a model of
@@ -101,7 +101,7 @@ impl NetConfig {
             .map_or(String::new(), |m| format!("/{m}"));
         if !encoding::is_layout(self.planes()) {
             return Err(format!(
-                "implausible model: {} input planes ({NUM_PLANES}, {NUM_PLANES_WITH_KING} or {NUM_PLANES_WITH_THREATS})",
+                "implausible model: {} input planes ({NUM_PLANES}, {NUM_PLANES_WITH_KING}, {NUM_PLANES_WITH_THREATS} or {NUM_PLANES_WITH_ESCAPES})",
                 self.planes()
             ));
         }

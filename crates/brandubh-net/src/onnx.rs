@@ -3,7 +3,7 @@
 //!
 //! The model (ONNX IR version [`IR_VERSION`], default-domain opset [`OPSET`]) has:
 //! - input `planes`: float `[batch, P, 7, 7]` ([`crate::encoding`]'s planes in the
-//!   network's layout, P = 9, 12 or 16: [`crate::NetConfig::planes`]; the batch dimension
+//!   network's layout, P = 9, 12, 16 or 19: [`crate::NetConfig::planes`]; the batch dimension
 //!   dynamic);
 //! - outputs `policy_logits`: float `[batch, 1176]` (not masked) and `value`: float
 //!   `[batch, 1]` in (-1, 1), from the side to move's view; the same numbers as

@@ -150,7 +150,7 @@ impl BatchBuilder {
     pub fn with_planes(planes: usize) -> BatchBuilder {
         assert!(
             encoding::is_layout(planes),
-            "a network takes 9, 12 or 16 input planes, not {planes}"
+            "a network takes 9, 12, 16 or 19 input planes, not {planes}"
         );
         BatchBuilder {
             planes,

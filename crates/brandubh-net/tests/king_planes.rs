@@ -71,12 +71,16 @@ fn only_nine_twelve_or_sixteen_planes_are_a_plausible_model() {
     assert!(king().check_limits().is_ok());
     assert!(threats().check_limits().is_ok());
     assert_eq!(threats().planes(), 16);
-    // The flags of a run's config name the layouts; the threat planes come after the King
-    // planes, so they imply them.
-    assert_eq!(encoding::layout(false, false), NUM_PLANES);
-    assert_eq!(encoding::layout(true, false), NUM_PLANES_WITH_KING);
-    assert_eq!(encoding::layout(true, true), 16);
-    assert_eq!(encoding::layout(false, true), 16);
+    // The flags of a run's config name the layouts; each group of planes comes after the one
+    // before, so it implies it.
+    assert_eq!(encoding::layout(false, false, false), NUM_PLANES);
+    assert_eq!(encoding::layout(true, false, false), NUM_PLANES_WITH_KING);
+    assert_eq!(encoding::layout(true, true, false), 16);
+    assert_eq!(encoding::layout(false, true, false), 16);
+    assert_eq!(encoding::layout(true, true, true), 19);
+    assert_eq!(encoding::layout(false, false, true), 19);
+    assert!(threats().with_planes(19).check_limits().is_ok());
+    assert!(threats().with_planes(20).check_limits().is_err());
 }
 
 fn threats() -> NetConfig {

@@ -116,6 +116,12 @@ pub struct ModelConfig {
     /// (not written to files when false).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub threat_planes: bool,
+    /// Three more input planes after the threat planes (which it needs): the squares from
+    /// which the King would reach two corners in one move, a corner in two moves, and a
+    /// corner in one move were the defenders off the board (rules 2, 3, 8.1;
+    /// `brandubh_net::encoding`). Default `false` (not written to files when false).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub escape_planes: bool,
 }
 
 impl Default for ModelConfig {
@@ -125,6 +131,7 @@ impl Default for ModelConfig {
             blocks: 4,
             king_planes: false,
             threat_planes: false,
+            escape_planes: false,
         }
     }
 }
@@ -768,6 +775,13 @@ impl RunConfig {
                     .to_string(),
             ));
         }
+        if m.escape_planes && !m.threat_planes {
+            return Err(bad(
+                "model.escape_planes",
+                "needs model.threat_planes = true (the escape planes come after the threat planes)"
+                    .to_string(),
+            ));
+        }
         Ok(())
     }
 
@@ -1349,6 +1363,7 @@ fn known_keys() -> Vec<String> {
     full.selfplay.fork_black_losses = true;
     full.model.king_planes = true;
     full.model.threat_planes = true;
+    full.model.escape_planes = true;
     full.training.max_sample_reuse = Some(1.0);
     full.training.recency_half_life = Some(1.0);
     full.training.moves_left_loss_weight = Some(1.0);
@@ -1480,6 +1495,10 @@ mod tests {
             (
                 "[model]\nking_planes = false\nthreat_planes = true",
                 "model.threat_planes",
+            ),
+            (
+                "[model]\nking_planes = true\nescape_planes = true",
+                "model.escape_planes",
             ),
             ("[search]\nc_puct = 0", "search.c_puct"),
             ("[search]\nc_puct = nan", "search.c_puct"),

@@ -248,8 +248,9 @@ pub fn selfplay_settings(config: &RunConfig) -> Result<SelfPlaySettings, Setting
     })
 }
 
-/// The network shape of a run: with `model.king_planes`, the King input planes (and with
-/// `model.threat_planes` the threat planes after them); with
+/// The network shape of a run: with `model.king_planes`, the King input planes (with
+/// `model.threat_planes` the threat planes after them, and with `model.escape_planes` the
+/// escape planes after those); with
 /// `training.moves_left_loss_weight` set, a moves-left head as wide as the value head's
 /// hidden layer.
 #[must_use]
@@ -260,6 +261,7 @@ pub fn net_config(config: &RunConfig) -> NetConfig {
         .with_planes(encoding::layout(
             config.model.king_planes,
             config.model.threat_planes,
+            config.model.escape_planes,
         ));
     let moves_left = config
         .training

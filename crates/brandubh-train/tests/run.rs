@@ -441,30 +441,41 @@ fn king_planes_train_a_twelve_plane_network() {
     assert!(err.contains("input planes: found 12, expected 9"), "{err}");
 }
 
-/// `model.threat_planes` (with the King planes): the run trains 16-plane networks, and a
-/// run continued without the key is refused by name.
+/// `model.threat_planes` (with the King planes) and `model.escape_planes` (with both): the
+/// run trains 16- and 19-plane networks, and a run continued without the key is refused by
+/// name.
 #[test]
-fn threat_planes_train_a_sixteen_plane_network() {
-    let (_tmp, run_dir) = scratch_run();
-    let mut config = tiny();
-    config.model.king_planes = true;
-    config.model.threat_planes = true;
-    config.iterations = 1;
-    train(&config, &run_dir, None).unwrap();
-    let expected = run::net_config(&config);
-    assert_eq!(expected.planes(), 16);
-    let (_, meta) = checkpoint::load(
-        RunDir::new(&run_dir).checkpoint(1),
-        &Device::flex(),
-        Some(&expected),
-    )
-    .unwrap();
-    assert_eq!(meta.config.input_planes, Some(16));
-    let mut fewer = config.clone();
-    fewer.model.threat_planes = false;
-    fewer.iterations += 1;
-    let err = train(&fewer, &run_dir, Some(1)).unwrap_err().to_string();
-    assert!(err.contains("model.threat_planes"), "{err}");
+fn threat_and_escape_planes_train_sixteen_and_nineteen_plane_networks() {
+    for (escapes, planes, key) in [
+        (false, 16, "model.threat_planes"),
+        (true, 19, "model.escape_planes"),
+    ] {
+        let (_tmp, run_dir) = scratch_run();
+        let mut config = tiny();
+        config.model.king_planes = true;
+        config.model.threat_planes = true;
+        config.model.escape_planes = escapes;
+        config.iterations = 1;
+        train(&config, &run_dir, None).unwrap();
+        let expected = run::net_config(&config);
+        assert_eq!(expected.planes(), planes);
+        let (_, meta) = checkpoint::load(
+            RunDir::new(&run_dir).checkpoint(1),
+            &Device::flex(),
+            Some(&expected),
+        )
+        .unwrap();
+        assert_eq!(meta.config.input_planes, Some(planes));
+        let mut fewer = config.clone();
+        if escapes {
+            fewer.model.escape_planes = false;
+        } else {
+            fewer.model.threat_planes = false;
+        }
+        fewer.iterations += 1;
+        let err = train(&fewer, &run_dir, Some(1)).unwrap_err().to_string();
+        assert!(err.contains(key), "{err}");
+    }
 }
 
 /// `training.moves_left_loss_weight`: the run's network has a moves-left head, trained on

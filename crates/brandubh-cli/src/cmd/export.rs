@@ -33,8 +33,8 @@ use crate::out;
 /// batch-norm statistics are averaged too).
 ///
 /// With --format onnx the network alone (batch norm folded) is written as an ONNX model
-/// (opset 17; input "planes" [batch, P, 7, 7] with P the network's input planes, 9, 12 or
-/// 16; outputs "policy_logits" [batch, 1176] and "value" [batch, 1]); the source may then
+/// (opset 17; input "planes" [batch, P, 7, 7] with P the network's input planes, 9, 12, 16
+/// or 19; outputs "policy_logits" [batch, 1176] and "value" [batch, 1]); the source may then
 /// also be an agent file.
 #[derive(Debug, clap::Args)]
 pub struct Args {
