@@ -43,8 +43,6 @@ fn play_from(position: &str, input: &str) -> Output {
     )
 }
 
-/// A tiny agent file (C8xN1, Gumbel with 8 simulations), exported once through the CLI from
-/// a checkpoint laid out like a run's.
 /// The shipped agent, as `play`'s default names it (relative to the repository root).
 const SHIPPED: &str = "models/brandubh-v4.agent";
 
@@ -61,6 +59,8 @@ fn onnx_of(agent: &Path) -> Vec<u8> {
     brandubh_net::onnx::to_onnx(&folded)
 }
 
+/// A tiny agent file (C8xN1, Gumbel with 8 simulations), exported once through the CLI from
+/// a checkpoint laid out like a run's.
 fn tiny_agent() -> &'static Path {
     static AGENT: OnceLock<PathBuf> = OnceLock::new();
     AGENT.get_or_init(|| {

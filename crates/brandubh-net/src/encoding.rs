@@ -192,6 +192,7 @@ pub fn encode_into(position: &Position, repetitions: u32, out: &mut [f32]) {
         out.len()
     );
     let king_planes = planes >= NUM_PLANES_WITH_KING;
+    let mut corner_lines = Bitboard::EMPTY;
     out.fill(0.0);
     let mut set = |plane: usize, bb: Bitboard| {
         for sq in bb {
@@ -203,10 +204,11 @@ pub fn encode_into(position: &Position, repetitions: u32, out: &mut [f32]) {
     set(PLANE_KING, position.king().bb());
     set(PLANE_RESTRICTED, Bitboard::RESTRICTED);
     if king_planes {
-        let [moves, two_moves, corner_lines] = king_plane_bitboards(position);
+        let [moves, two_moves, lines] = king_plane_bitboards(position);
         set(PLANE_KING_MOVES, moves);
         set(PLANE_KING_TWO_MOVES, two_moves);
-        set(PLANE_CORNER_LINES, corner_lines);
+        set(PLANE_CORNER_LINES, lines);
+        corner_lines = lines;
     }
     if planes >= NUM_PLANES_WITH_THREATS {
         let [
@@ -221,7 +223,7 @@ pub fn encode_into(position: &Position, repetitions: u32, out: &mut [f32]) {
         set(PLANE_BLACK_THREATENED, black_threatened);
     }
     if planes == NUM_PLANES_WITH_ESCAPES {
-        let [forks, two_moves, attacker_lines] = escape_plane_bitboards(position);
+        let [forks, two_moves, attacker_lines] = escape_planes_from_lines(position, corner_lines);
         set(PLANE_CORNER_FORKS, forks);
         set(PLANE_CORNER_TWO_MOVES, two_moves);
         set(PLANE_ATTACKER_LINES, attacker_lines);
@@ -250,14 +252,20 @@ pub fn king_plane_bitboards(position: &Position) -> [Bitboard; 3] {
         two_moves |= position.king_targets_from(sq);
     }
     let two_moves = two_moves.without(king);
-    let mut corner_lines = Bitboard::EMPTY;
     let others = position.attackers() | position.defenders() | Bitboard::CORNERS;
-    for sq in Square::all().filter(|&sq| !others.contains(sq)) {
-        if !(position.king_targets_from(sq) & Bitboard::CORNERS).is_empty() {
-            corner_lines = corner_lines.with(sq);
-        }
-    }
-    [moves, two_moves, corner_lines]
+    [moves, two_moves, corner_lines(position, others)]
+}
+
+/// The squares not in `excluded` from which the King of `position` would reach a corner in
+/// one move, imagined there with every other piece where it is (plane 11 with the pieces
+/// and corners excluded; plane 18 on a position without defenders).
+fn corner_lines(position: &Position, excluded: Bitboard) -> Bitboard {
+    Square::all()
+        .filter(|&sq| {
+            !excluded.contains(sq)
+                && !(position.king_targets_from(sq) & Bitboard::CORNERS).is_empty()
+        })
+        .fold(Bitboard::EMPTY, Bitboard::with)
 }
 
 /// The three escape planes of `position` as bitboards (see the module's table): the
@@ -266,20 +274,20 @@ pub fn king_plane_bitboards(position: &Position) -> [Bitboard; 3] {
 /// a corner in one move were the defenders off the board.
 #[must_use]
 pub fn escape_plane_bitboards(position: &Position) -> [Bitboard; 3] {
-    let pieces = position.attackers() | position.defenders();
-    let free = |sq: Square| !(pieces | Bitboard::CORNERS).contains(sq);
-    let mut forks = Bitboard::EMPTY;
-    let mut lines = Bitboard::EMPTY;
-    for sq in Square::all().filter(|&sq| free(sq)) {
-        match (position.king_targets_from(sq) & Bitboard::CORNERS).count() {
-            0 => {}
-            1 => lines = lines.with(sq),
-            _ => {
-                lines = lines.with(sq);
-                forks = forks.with(sq);
-            }
-        }
-    }
+    escape_planes_from_lines(position, king_plane_bitboards(position)[2])
+}
+
+/// [`escape_plane_bitboards`] given `lines`, the position's plane 11 (which the encoder has
+/// computed for the King planes already).
+fn escape_planes_from_lines(position: &Position, lines: Bitboard) -> [Bitboard; 3] {
+    let free = |sq: Square| {
+        !(position.attackers() | position.defenders() | Bitboard::CORNERS).contains(sq)
+    };
+    // Every fork is a line square.
+    let forks = lines
+        .into_iter()
+        .filter(|&sq| (position.king_targets_from(sq) & Bitboard::CORNERS).count() >= 2)
+        .fold(Bitboard::EMPTY, Bitboard::with);
     // Two moves: a first move to a corner, or to a square with a line to one. The square
     // the King left is empty for the second move as it was (a free square), so the lines
     // above are the second move's.
@@ -296,12 +304,7 @@ pub fn escape_plane_bitboards(position: &Position) -> [Bitboard; 3] {
         position.side_to_move(),
     );
     let attacker_lines = attackers_only.map_or(Bitboard::EMPTY, |p| {
-        Square::all()
-            .filter(|&sq| {
-                !(position.attackers() | Bitboard::CORNERS).contains(sq)
-                    && !(p.king_targets_from(sq) & Bitboard::CORNERS).is_empty()
-            })
-            .fold(Bitboard::EMPTY, Bitboard::with)
+        corner_lines(&p, position.attackers() | Bitboard::CORNERS)
     });
     [forks, two_moves, attacker_lines]
 }
@@ -533,6 +536,16 @@ mod tests {
         out
     }
 
+    /// The King's legal moves in `p` (White to move), by the rules' own move generator.
+    fn king_moves(p: &Position) -> Vec<Square> {
+        let p = p.with_side_to_move(Side::White);
+        p.legal_moves()
+            .into_iter()
+            .filter(|mv| mv.from == p.king())
+            .map(|mv| mv.to)
+            .collect()
+    }
+
     #[test]
     fn start_position_planes() {
         let p = encode(&Position::start(), 1);
@@ -696,14 +709,6 @@ mod tests {
     /// results, and from the King placed on each square in turn.
     #[test]
     fn king_planes_match_the_kings_legal_moves() {
-        let king_moves = |p: &Position| -> Vec<Square> {
-            let p = p.with_side_to_move(Side::White);
-            p.legal_moves()
-                .into_iter()
-                .filter(|mv| mv.from == p.king())
-                .map(|mv| mv.to)
-                .collect()
-        };
         // The King moved to `to` with nothing else changed (no capture is made: only the
         // placement matters here).
         let king_on = |p: &Position, to: Square| -> Option<Position> {
@@ -753,13 +758,6 @@ mod tests {
         let king_on = |attackers: Bitboard, defenders: Bitboard, sq: Square| {
             Position::from_parts(attackers, defenders, sq, Side::White).ok()
         };
-        let targets = |p: &Position| -> Vec<Square> {
-            p.legal_moves()
-                .into_iter()
-                .filter(|mv| mv.from == p.king())
-                .map(|mv| mv.to)
-                .collect()
-        };
         let corners = |ts: &[Square]| {
             ts.iter()
                 .filter(|t| Bitboard::CORNERS.contains(**t))
@@ -774,7 +772,7 @@ mod tests {
                     continue;
                 }
                 if let Some(bare) = king_on(a, Bitboard::EMPTY, sq)
-                    && corners(&targets(&bare)) > 0
+                    && corners(&king_moves(&bare)) > 0
                 {
                     want[2] = want[2].with(sq);
                 }
@@ -782,13 +780,13 @@ mod tests {
                     continue;
                 }
                 let placed = king_on(a, d, sq).expect("an empty square takes the King");
-                let first = targets(&placed);
+                let first = king_moves(&placed);
                 if corners(&first) >= 2 {
                     want[0] = want[0].with(sq);
                 }
                 let two = first.iter().any(|&t| {
                     Bitboard::CORNERS.contains(t)
-                        || king_on(a, d, t).is_some_and(|p| corners(&targets(&p)) > 0)
+                        || king_on(a, d, t).is_some_and(|p| corners(&king_moves(&p)) > 0)
                 });
                 if two {
                     want[1] = want[1].with(sq);
