@@ -204,6 +204,19 @@ pub struct SelfPlayConfig {
     /// position as `fork_fraction` says.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub fork_black_losses: bool,
+    /// Share of an iteration's games in which White is not the network but the project's
+    /// alpha-beta searcher (`brandubh_search::AlphaBetaPlayer`) at `sparring_depth` plies,
+    /// drawn at each game's start: sparring games, in which only Black's moves are searched
+    /// and recorded, so that Black's targets come from games against a different White
+    /// (and closer ones: self-play's White wins most games, the alpha-beta's far fewer).
+    /// Their White moves are neither searched nor recorded. Range [0, 1]. Default `0.0`:
+    /// off (not written to files then).
+    #[serde(skip_serializing_if = "is_zero_f64")]
+    pub sparring_fraction: f64,
+    /// Depth of the alpha-beta White of sparring games, in plies (see
+    /// `sparring_fraction`). Range 1–8. Default `5` (not written to files then).
+    #[serde(skip_serializing_if = "is_default_sparring_depth")]
+    pub sparring_depth: u32,
     /// Resign a self-play game for the side to move once its full searches have valued
     /// its position at or below −`resign_threshold` for `resign_consecutive` of its moves
     /// in a row (cheap searches neither count nor break a run); the game is recorded as a
@@ -241,6 +254,8 @@ impl Default for SelfPlayConfig {
             opening_random_plies: None,
             fork_fraction: 0.0,
             fork_black_losses: false,
+            sparring_fraction: 0.0,
+            sparring_depth: DEFAULT_SPARRING_DEPTH,
             resign_threshold: 0.0,
             resign_consecutive: 2,
             resign_check_fraction: 0.1,
@@ -839,6 +854,13 @@ impl RunConfig {
         int("selfplay.black_proof_plies", p.black_proof_plies, 0, 7)?;
         self.validate_forks()?;
         float(
+            "selfplay.sparring_fraction",
+            p.sparring_fraction,
+            Closed(0.0),
+            Closed(1.0),
+        )?;
+        int("selfplay.sparring_depth", p.sparring_depth, 1, 8)?;
+        float(
             "selfplay.resign_threshold",
             p.resign_threshold,
             Closed(0.0),
@@ -987,6 +1009,17 @@ impl RunConfig {
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde hands a reference
 fn is_zero_u32(v: &u32) -> bool {
     *v == 0
+}
+
+fn is_zero_f64(v: &f64) -> bool {
+    *v == 0.0
+}
+
+/// Default of `selfplay.sparring_depth`.
+const DEFAULT_SPARRING_DEPTH: u32 = 5;
+
+fn is_default_sparring_depth(v: &u32) -> bool {
+    *v == DEFAULT_SPARRING_DEPTH
 }
 
 fn bad(key: &str, message: String) -> ValueError {
@@ -1361,6 +1394,8 @@ fn known_keys() -> Vec<String> {
     full.selfplay.opening_random_plies = Some(0);
     full.selfplay.black_proof_plies = 1;
     full.selfplay.fork_black_losses = true;
+    full.selfplay.sparring_fraction = 0.5;
+    full.selfplay.sparring_depth = 1;
     full.model.king_planes = true;
     full.model.threat_planes = true;
     full.model.escape_planes = true;
@@ -1584,6 +1619,12 @@ mod tests {
                 "selfplay.black_proof_plies",
             ),
             ("[selfplay]\nfork_fraction = 1.5", "selfplay.fork_fraction"),
+            (
+                "[selfplay]\nsparring_fraction = 1.5",
+                "selfplay.sparring_fraction",
+            ),
+            ("[selfplay]\nsparring_depth = 0", "selfplay.sparring_depth"),
+            ("[selfplay]\nsparring_depth = 9", "selfplay.sparring_depth"),
             (
                 "[selfplay]\nfork_black_losses = true",
                 "selfplay.fork_black_losses",

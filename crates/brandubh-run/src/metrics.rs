@@ -79,6 +79,8 @@ pub struct IterationMetrics {
     #[serde(with = "nan_as_null")]
     pub mean_game_length: f64,
     /// Fraction of self-play games won by White (by the rules or Black's resignation).
+    /// Sparring games (`sparring_games`) are not among them: the rates of this line are
+    /// of the network against itself.
     #[serde(with = "nan_as_null")]
     pub white_win_rate: f64,
     /// Fraction of self-play games won by Black (by the rules or White's resignation).
@@ -87,6 +89,14 @@ pub struct IterationMetrics {
     /// Fraction of self-play games stopped by the ply cap.
     #[serde(with = "nan_as_null")]
     pub unfinished_rate: f64,
+    /// Of `selfplay_games`, the sparring games (`selfplay.sparring_fraction`: White was
+    /// the alpha-beta searcher). A resumed iteration counts those played after the resume
+    /// only (the chunks do not say which games sparred); 0 in files written before.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub sparring_games: u32,
+    /// Of those, the games Black (the network) won.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub sparring_black_wins: u32,
     /// Fraction of self-play games resigned (`selfplay.resign_threshold`; 0 in files
     /// written before resignation existed).
     #[serde(default, with = "nan_as_null")]
@@ -251,6 +261,10 @@ mod nan_as_null {
     }
 }
 
+fn is_zero_u32(v: &u32) -> bool {
+    *v == 0
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -275,6 +289,8 @@ pub(crate) mod tests {
             resigned_rate: 0.0,
             resign_checks: 0,
             false_resignations: 0,
+            sparring_games: 0,
+            sparring_black_wins: 0,
             training_steps: 40,
             policy_loss: 3.0 / (1.0 + 0.1 * x),
             value_loss: 0.9 / (1.0 + 0.05 * x),

@@ -152,6 +152,14 @@ fn panels(records: &[IterationMetrics]) -> [Panel<'static>; 4] {
             Some(r.resigned_rate)
         }));
     }
+    // Only runs with sparring games show Black's share of them (the self-play lines above
+    // leave them out); iterations without any have no point.
+    if records.iter().any(|r| r.sparring_games > 0) {
+        results.push(Series::new("sparring: Black wins", RED_, records, |r| {
+            (r.sparring_games > 0)
+                .then(|| f64::from(r.sparring_black_wins) / f64::from(r.sparring_games))
+        }));
+    }
     let mut losses = vec![
         Series::new("total", GREY, records, |r| Some(r.total_loss)),
         Series::new("policy (cross-entropy)", BLUE_, records, |r| {
@@ -429,6 +437,24 @@ mod tests {
         if let Ok(out) = std::env::var("BRANDUBH_PLOT_OUT") {
             std::fs::copy(&path, out).unwrap();
         }
+    }
+
+    #[test]
+    fn black_wins_in_sparring_games_are_a_line_of_their_own_where_there_are_any() {
+        let line = |records: &[IterationMetrics]| {
+            panels(records)[1]
+                .series
+                .iter()
+                .find(|s| s.label == "sparring: Black wins")
+                .map(|s| s.points.clone())
+        };
+        let mut records: Vec<_> = (1..=4).map(fake).collect();
+        assert_eq!(line(&records), None);
+        records[1].sparring_games = 80;
+        records[1].sparring_black_wins = 20;
+        records[3].sparring_games = 40;
+        records[3].sparring_black_wins = 30;
+        assert_eq!(line(&records), Some(vec![(2.0, 0.25), (4.0, 0.75)]));
     }
 
     #[test]

@@ -238,6 +238,8 @@ pub fn selfplay_settings(config: &RunConfig) -> Result<SelfPlaySettings, Setting
         opening_random_plies: sp.opening_random_plies.unwrap_or(0),
         fork_fraction: sp.fork_fraction as f32,
         forks: Arc::new(ForkPool::default()),
+        sparring_fraction: sp.sparring_fraction as f32,
+        sparring_depth: sp.sparring_depth,
         resign: sp.resign_rule(),
         resign_check_fraction: sp.resign_check_fraction as f32,
         temperature: sp.temperature as f32,
@@ -430,6 +432,10 @@ pub(crate) struct GameTally {
     black_wins: u64,
     unfinished: u64,
     resigned: u64,
+    /// Sparring games (White was the alpha-beta searcher), counted apart from the others'
+    /// wins, and those Black won.
+    sparring: u64,
+    sparring_black_wins: u64,
     /// Games played out in which the resignation rule fired ([`Check`]), and of those
     /// the false resignations.
     resign_checks: u64,
@@ -444,10 +450,16 @@ impl GameTally {
         }
     }
 
-    fn add(&mut self, game: &GameRecord) {
+    /// Counts `game`; `sparring` says whether White was the alpha-beta searcher.
+    fn add(&mut self, game: &GameRecord, sparring: bool) {
         self.games += 1;
         self.positions += game.positions.len() as u64;
         self.plies += game.moves.len() as u64;
+        if sparring {
+            self.sparring += 1;
+            self.sparring_black_wins += u64::from(game.result.winner() == Some(Side::Black));
+            return;
+        }
         match game.result.winner() {
             Some(Side::White) => self.white_wins += 1,
             Some(Side::Black) => self.black_wins += 1,
@@ -474,6 +486,8 @@ impl GameTally {
         self.black_wins += other.black_wins;
         self.unfinished += other.unfinished;
         self.resigned += other.resigned;
+        self.sparring += other.sparring;
+        self.sparring_black_wins += other.sparring_black_wins;
         self.resign_checks += other.resign_checks;
         self.false_resignations += other.false_resignations;
     }
@@ -481,6 +495,11 @@ impl GameTally {
     /// `count` as a share of the games (0 without games).
     fn rate(&self, count: u64) -> f64 {
         count as f64 / self.games.max(1) as f64
+    }
+
+    /// `count` as a share of the games of the network against itself (not sparring).
+    fn selfplay_rate(&self, count: u64) -> f64 {
+        count as f64 / (self.games - self.sparring).max(1) as f64
     }
 }
 
@@ -776,10 +795,12 @@ impl Iteration<'_> {
             total_positions: state.total_positions,
             evaluations_per_s: games.stats.evaluations_per_second(),
             mean_game_length: t.rate(t.plies),
-            white_win_rate: t.rate(t.white_wins),
-            black_win_rate: t.rate(t.black_wins),
-            unfinished_rate: t.rate(t.unfinished),
-            resigned_rate: t.rate(t.resigned),
+            white_win_rate: t.selfplay_rate(t.white_wins),
+            black_win_rate: t.selfplay_rate(t.black_wins),
+            unfinished_rate: t.selfplay_rate(t.unfinished),
+            resigned_rate: t.selfplay_rate(t.resigned),
+            sparring_games: t.sparring as u32,
+            sparring_black_wins: t.sparring_black_wins as u32,
             resign_checks: t.resign_checks as u32,
             false_resignations: t.false_resignations as u32,
             training_steps: training.steps,
@@ -880,8 +901,8 @@ pub(crate) fn play_games(
         batch.count,
         make_evaluator,
         |game, stats| {
-            tally.add(&game);
-            pending.push(game);
+            tally.add(&game.record, game.sparring);
+            pending.push(game.record);
             observer.game_finished(stats.games, stats);
             if pending.len() >= batch.per_chunk {
                 flush(&mut pending)?;
@@ -930,7 +951,8 @@ fn existing_games(
 ) -> Result<(GameTally, u32), RunError> {
     let mut tally = GameTally::new(config);
     let entries = read_chunks_of(dir, iteration, |chunk| {
-        chunk.games.iter().for_each(|g| tally.add(g));
+        // The chunks do not say which games sparred: counted as self-play.
+        chunk.games.iter().for_each(|g| tally.add(g, false));
     })?;
     let next_seq = entries.iter().map(|e| e.seq + 1).max().unwrap_or(0);
     Ok((tally, next_seq))

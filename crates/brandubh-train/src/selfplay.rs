@@ -11,6 +11,10 @@
 //! depend on the seed alone, as with one worker), and the caller receives the games in
 //! index order (so chunks, the replay window and a resumed iteration see the same games in
 //! the same order: the games written are always the first ones).
+//!
+//! In a share of the games ([`SelfPlaySettings::sparring_fraction`]) White is the
+//! alpha-beta searcher instead of the network: the worker plays its moves at once, on its
+//! own thread, and only Black's moves are searched and recorded.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -21,7 +25,10 @@ use std::time::{Duration, Instant};
 use brandubh_rules::{Game, Move, Position, Side};
 use brandubh_run::replay::{GameRecord, GameResult, PositionRecord};
 use brandubh_run::resign::{ResignRule, ResignWatch};
-use brandubh_search::{Batcher, Evaluator, Search, SearchConfig, SearchError, SearchResult};
+use brandubh_search::{
+    AlphaBetaConfig, AlphaBetaPlayer, Batcher, Evaluator, Search, SearchConfig, SearchError,
+    SearchResult,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -51,6 +58,12 @@ pub struct SelfPlaySettings {
     /// The earlier games that forked games start from (empty: every game starts from the
     /// start).
     pub forks: Arc<ForkPool>,
+    /// Share of games (drawn at each game's start) whose White is an alpha-beta searcher of
+    /// `sparring_depth` plies instead of the network: sparring games, in which only
+    /// Black's moves are searched and recorded. `0` never draws.
+    pub sparring_fraction: f32,
+    /// Depth of the sparring games' alpha-beta White (at least 1).
+    pub sparring_depth: u32,
     /// When a game is resigned (`None`: never).
     pub resign: Option<ResignRule>,
     /// With `resign` set, the share of games that never resign but are played out (to
@@ -76,6 +89,8 @@ pub struct SelfPlaySettings {
 pub struct SelfPlayStats {
     /// Games finished.
     pub games: u64,
+    /// Of which sparring games ([`SelfPlaySettings::sparring_fraction`]).
+    pub sparring_games: u64,
     /// Positions recorded (full searches).
     pub positions: u64,
     /// Moves played, in all games.
@@ -118,6 +133,29 @@ struct Slot {
     first_ply: usize,
     /// Progress towards resignation; `None` if this game never resigns.
     resign: Option<ResignWatch>,
+    /// Whether White is the alpha-beta searcher (a sparring game).
+    sparring: bool,
+}
+
+impl Slot {
+    /// The game as handed over, with its index.
+    fn finished(self) -> (u64, FinishedGame) {
+        let game = FinishedGame {
+            record: self.record,
+            sparring: self.sparring,
+        };
+        (self.index, game)
+    }
+}
+
+/// A finished game, as [`play`] hands it over.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FinishedGame {
+    /// The game and its recorded positions.
+    pub record: GameRecord,
+    /// Whether White was the alpha-beta searcher ([`SelfPlaySettings::sparring_fraction`]):
+    /// then only Black's positions are recorded.
+    pub sparring: bool,
 }
 
 /// Earlier games that self-play games may start part-way through, as KataGo starts a
@@ -217,7 +255,9 @@ pub fn game_seed(seed: u64, index: u64) -> u64 {
 }
 
 impl SelfPlaySettings {
-    fn start_game(&self, index: u64, seed: u64) -> Result<Slot, SearchError> {
+    /// Game `index`, ready for its first search, and whether it already ended (a sparring
+    /// game whose alpha-beta White won or reached the ply cap with its first move).
+    fn start_game(&self, index: u64, seed: u64) -> Result<(Slot, bool), SearchError> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         // No number is drawn for forks unless there can be one, so that runs without forks
         // play exactly the games they played before forks existed.
@@ -243,6 +283,8 @@ impl SelfPlaySettings {
             .resign
             .filter(|_| rng.random::<f32>() >= self.resign_check_fraction)
             .map(ResignRule::watch);
+        // Nor for sparring unless it is on.
+        let sparring = self.sparring_fraction > 0.0 && rng.random::<f32>() < self.sparring_fraction;
         let record = GameRecord {
             start: *game.start(),
             moves: game.moves().to_vec(),
@@ -258,9 +300,44 @@ impl SelfPlaySettings {
             full: true,
             first_ply,
             resign,
+            sparring,
         };
-        self.choose_budget(&mut slot);
-        Ok(slot)
+        let ended = self.play_sparring_white(&mut slot)?;
+        if !ended {
+            self.choose_budget(&mut slot);
+        }
+        Ok((slot, ended))
+    }
+
+    /// In a sparring game, plays the alpha-beta's moves while White is to move (one, as
+    /// White and Black alternate); returns whether the game ended (by the rules or the ply
+    /// cap). Does nothing in other games or with Black to move.
+    fn play_sparring_white(&self, slot: &mut Slot) -> Result<bool, SearchError> {
+        while slot.sparring && slot.search.game().side_to_move() == Side::White {
+            let game = slot.search.game();
+            if game.is_over() || game.ply() >= self.ply_cap as usize {
+                break;
+            }
+            let mut white = AlphaBetaPlayer::new(AlphaBetaConfig {
+                max_depth: self.sparring_depth.max(1),
+                time_limit: None,
+                ply_cap: Some(self.ply_cap),
+            })?;
+            let mv = white.search(game)?.best_move;
+            slot.search.advance(mv)?;
+            slot.record.moves.push(mv);
+        }
+        self.ended(slot)
+    }
+
+    /// Whether the game of `slot` is over (its result then recorded) or at the ply cap.
+    fn ended(&self, slot: &mut Slot) -> Result<bool, SearchError> {
+        let game = slot.search.game();
+        if let Some(outcome) = game.outcome() {
+            slot.record.result = GameResult::Finished(outcome);
+            return Ok(true);
+        }
+        Ok(game.ply() >= self.ply_cap as usize)
     }
 
     /// Playout-cap randomisation: draws whether the next move gets the full search.
@@ -349,12 +426,7 @@ impl SelfPlaySettings {
         let mv = self.choose_move(&result, slot);
         slot.search.advance(mv)?;
         slot.record.moves.push(mv);
-        let game = slot.search.game();
-        if let Some(outcome) = game.outcome() {
-            slot.record.result = GameResult::Finished(outcome);
-            return Ok(true);
-        }
-        if game.ply() >= self.ply_cap as usize {
+        if self.ended(slot)? || self.play_sparring_white(slot)? {
             return Ok(true);
         }
         self.choose_budget(slot);
@@ -404,6 +476,9 @@ struct Worker<'a, E> {
     stride: u64,
     evaluator: E,
     slots: Vec<Slot>,
+    /// Games that ended as they started (see [`SelfPlaySettings::start_game`]), handed
+    /// over with the next round's.
+    ended_at_start: Vec<(u64, FinishedGame)>,
     batcher: Batcher,
 }
 
@@ -411,11 +486,11 @@ impl<E: Evaluator> Worker<'_, E> {
     /// Plays until no game is left, the session stops or nobody listens any more.
     fn run(
         &mut self,
-        finished: &mpsc::Sender<Result<(u64, GameRecord), SearchError>>,
+        finished: &mpsc::Sender<Result<(u64, FinishedGame), SearchError>>,
     ) -> Result<(), SearchError> {
         while !self.shared.stop.load(Ordering::Relaxed) {
             self.top_up()?;
-            if self.slots.is_empty() {
+            if self.slots.is_empty() && self.ended_at_start.is_empty() {
                 break;
             }
             self.step()?;
@@ -437,7 +512,12 @@ impl<E: Evaluator> Worker<'_, E> {
             let index = self.next;
             self.next += self.stride;
             let seed = game_seed(self.range.seed, self.range.first + index);
-            self.slots.push(self.settings.start_game(index, seed)?);
+            let (slot, ended) = self.settings.start_game(index, seed)?;
+            if ended {
+                self.ended_at_start.push(slot.finished());
+            } else {
+                self.slots.push(slot);
+            }
         }
         Ok(())
     }
@@ -465,15 +545,14 @@ impl<E: Evaluator> Worker<'_, E> {
 
     /// Plays the move of every done search; returns the games that ended, with their
     /// indices.
-    fn play_moves(&mut self) -> Result<Vec<(u64, GameRecord)>, SearchError> {
-        let mut ended = Vec::new();
+    fn play_moves(&mut self) -> Result<Vec<(u64, FinishedGame)>, SearchError> {
+        let mut ended = std::mem::take(&mut self.ended_at_start);
         let mut i = 0;
         while i < self.slots.len() {
             let slot = &mut self.slots[i];
             let done = slot.search.is_done() && slot.search.in_flight() == 0;
             if done && self.settings.finish_move(slot)? {
-                let slot = self.slots.swap_remove(i);
-                ended.push((slot.index, slot.record));
+                ended.push(self.slots.swap_remove(i).finished());
             } else {
                 i += 1;
             }
@@ -499,7 +578,7 @@ pub fn play<E, F, G, Err>(
 where
     E: Evaluator,
     F: Fn(usize) -> E + Sync,
-    G: FnMut(GameRecord, &SelfPlayStats) -> Result<(), Err>,
+    G: FnMut(FinishedGame, &SelfPlayStats) -> Result<(), Err>,
     Err: From<SearchError>,
 {
     let t0 = Instant::now();
@@ -510,7 +589,7 @@ where
         count: games,
     };
     let mut stats = SelfPlayStats::default();
-    let (tx, rx) = mpsc::channel::<Result<(u64, GameRecord), SearchError>>();
+    let (tx, rx) = mpsc::channel::<Result<(u64, FinishedGame), SearchError>>();
     let workers = settings.threads.max(1);
     let outcome = std::thread::scope(|scope| {
         for worker in 0..workers {
@@ -526,6 +605,7 @@ where
                     stride: workers as u64,
                     evaluator: make_evaluator(worker),
                     slots: Vec::new(),
+                    ended_at_start: Vec::new(),
                     batcher: Batcher::new(),
                 };
                 let result = w.run(&tx);
@@ -542,15 +622,16 @@ where
         let mut waiting = BTreeMap::new();
         let mut next_out = 0u64;
         for message in rx.iter() {
-            let stopped = message.map_err(Err::from).and_then(|(index, record)| {
+            let stopped = message.map_err(Err::from).and_then(|(index, game)| {
                 stats.games += 1;
-                stats.moves += record.moves.len() as u64;
-                stats.positions += record.positions.len() as u64;
+                stats.sparring_games += u64::from(game.sparring);
+                stats.moves += game.record.moves.len() as u64;
+                stats.positions += game.record.positions.len() as u64;
                 shared.stats_into(&mut stats, t0);
-                waiting.insert(index, record);
-                while let Some(record) = waiting.remove(&next_out) {
+                waiting.insert(index, game);
+                while let Some(game) = waiting.remove(&next_out) {
                     next_out += 1;
-                    on_game(record, &stats)?;
+                    on_game(game, &stats)?;
                 }
                 Ok(())
             });
@@ -585,6 +666,8 @@ mod tests {
             opening_random_plies: 2,
             fork_fraction: 0.0,
             forks: Arc::new(ForkPool::default()),
+            sparring_fraction: 0.0,
+            sparring_depth: 2,
             resign: None,
             resign_check_fraction: 0.0,
             temperature: 1.0,
@@ -611,7 +694,11 @@ mod tests {
     ) -> (Vec<GameRecord>, SelfPlayStats) {
         let mut games = Vec::new();
         let stats = play::<_, _, _, SearchError>(settings, seed, 0, 7, make_evaluator, |g, _| {
-            games.push(g);
+            assert!(
+                !g.sparring,
+                "sparring games are collected by `sparring_games`"
+            );
+            games.push(g.record);
             Ok(())
         })
         .unwrap();
@@ -819,7 +906,7 @@ mod tests {
             7,
             |_| UniformEvaluator,
             |g, _| {
-                got.push(g);
+                got.push(g.record);
                 if got.len() == 3 {
                     Err(Stop::Enough)
                 } else {
@@ -948,6 +1035,106 @@ mod tests {
         assert_eq!(forked(1.0, &[], 6), plain);
     }
 
+    /// Games 0..7 of seed `seed` with `settings`, as handed over (sparring flag included),
+    /// Black's searches evaluating with rollouts.
+    fn sparring_games(settings: &SelfPlaySettings, seed: u64) -> Vec<FinishedGame> {
+        let mut games = Vec::new();
+        let rollouts = |w: usize| RolloutEvaluator::new(70 + w as u64, 50);
+        play::<_, _, _, SearchError>(settings, seed, 0, 7, rollouts, |g, _| {
+            games.push(g);
+            Ok(())
+        })
+        .unwrap();
+        games
+    }
+
+    #[test]
+    fn in_sparring_games_white_plays_the_alpha_beta_moves_and_only_black_is_recorded() {
+        let mut s = settings(2);
+        s.sparring_fraction = 1.0;
+        s.sparring_depth = 2;
+        let games = sparring_games(&s, 8);
+        assert_eq!(games.len(), 7);
+        let (mut white_moves, mut black_recorded) = (0, 0);
+        for g in &games {
+            assert!(g.sparring);
+            g.record.validate().unwrap();
+            let mut game = Game::new(g.record.start);
+            let mut recorded = g.record.positions.iter().map(|p| p.ply as usize).peekable();
+            for (ply, &mv) in g.record.moves.iter().enumerate() {
+                let side = game.side_to_move();
+                if ply >= 2 && side == Side::White {
+                    // Past the random opening plies, every White move is the alpha-beta's
+                    // (deterministic, so replaying it gives the same move).
+                    let mut ab = AlphaBetaPlayer::new(AlphaBetaConfig {
+                        max_depth: 2,
+                        time_limit: None,
+                        ply_cap: Some(30),
+                    })
+                    .unwrap();
+                    assert_eq!(ab.search(&game).unwrap().best_move, mv, "ply {ply}");
+                    white_moves += 1;
+                }
+                if recorded.peek() == Some(&ply) {
+                    recorded.next();
+                    assert_eq!(side, Side::Black, "a White position was recorded");
+                    black_recorded += 1;
+                }
+                game.play(mv).unwrap();
+            }
+            assert!(recorded.next().is_none());
+        }
+        assert!(white_moves > 20 && black_recorded > 10);
+        // Black's searches make the games vary: not every game is the same line.
+        assert!(
+            games
+                .iter()
+                .any(|g| g.record.moves != games[0].record.moves)
+        );
+    }
+
+    #[test]
+    fn a_sparring_game_the_alpha_beta_wins_at_once_is_handed_over_whole() {
+        // A game whose position after its first move lets White's King step into a1
+        // (RULES.md rule 8.1: the King on a corner wins): every game forks there, and the
+        // alpha-beta White wins before any search, so the game ends as it starts.
+        let start: Position = "3A3/3A3/7/AA3AA/7/K6/3A3 b".parse().unwrap();
+        let mut line = Game::new(start);
+        let black: Move = "d7-e7".parse().unwrap();
+        let escape: Move = "a2-a1".parse().unwrap();
+        line.play(black).unwrap();
+        line.play(escape).unwrap();
+        let pool = GameRecord {
+            start,
+            moves: vec![black, escape],
+            result: GameResult::Finished(line.outcome().unwrap()),
+            positions: Vec::new(),
+        };
+        let mut s = settings(2);
+        s.sparring_fraction = 1.0;
+        s.fork_fraction = 1.0;
+        s.forks = Arc::new(ForkPool::new([&pool]));
+        let games = sparring_games(&s, 9);
+        assert_eq!(games.len(), 7);
+        for g in games {
+            assert!(g.sparring);
+            assert_eq!(g.record.moves, vec![black, escape]);
+            assert!(g.record.positions.is_empty());
+            assert_eq!(g.record.result.winner(), Some(Side::White));
+            g.record.validate().unwrap();
+        }
+    }
+
+    #[test]
+    fn a_sparring_fraction_makes_about_that_share_of_games_sparring_games() {
+        let mut s = settings(1);
+        s.sparring_fraction = 0.25;
+        let sparring = (0..400)
+            .filter(|&i| s.start_game(i, game_seed(3, i)).unwrap().0.sparring)
+            .count();
+        assert!((70..=130).contains(&sparring), "{sparring} of 400");
+    }
+
     #[test]
     fn a_fork_fraction_forks_about_that_share_of_games() {
         let (pool, _) = collect(1, 5);
@@ -956,7 +1143,7 @@ mod tests {
         s.forks = Arc::new(ForkPool::new(&pool));
         let forked = (0..200)
             .filter(|&i| {
-                let slot = s.start_game(i, game_seed(3, i)).unwrap();
+                let slot = s.start_game(i, game_seed(3, i)).unwrap().0;
                 // A forked game starts with the pool line's moves and no recorded
                 // position: what came before the fork is no training target.
                 assert_eq!(slot.record.moves.len(), slot.search.game().ply());
@@ -1047,7 +1234,7 @@ mod tests {
         s.resign = Some(RULE);
         s.resign_check_fraction = 0.25;
         let kept = (0..200)
-            .filter(|&i| s.start_game(i, game_seed(3, i)).unwrap().resign.is_none())
+            .filter(|&i| s.start_game(i, game_seed(3, i)).unwrap().0.resign.is_none())
             .count();
         assert!((30..=70).contains(&kept), "{kept} of 200 kept");
     }

@@ -354,8 +354,16 @@ impl Observer for Bars {
         } else {
             String::new()
         };
+        let sparring = if m.sparring_games > 0 {
+            format!(
+                "; {} sparring, Black won {}",
+                m.sparring_games, m.sparring_black_wins
+            )
+        } else {
+            String::new()
+        };
         tracing::info!(
-            "iteration {}: {} games ({:.0} plies avg, white {:.0}% black {:.0}% unfinished {:.0}%{}), {} positions, {:.0} evals/s, loss {:.3} (policy {:.3}, value {:.3}{}), {:.0}+{:.0} s{}{}",
+            "iteration {}: {} games ({:.0} plies avg, white {:.0}% black {:.0}% unfinished {:.0}%{}{}), {} positions, {:.0} evals/s, loss {:.3} (policy {:.3}, value {:.3}{}), {:.0}+{:.0} s{}{}",
             m.iteration,
             m.selfplay_games,
             m.mean_game_length,
@@ -363,6 +371,7 @@ impl Observer for Bars {
             100.0 * m.black_win_rate,
             100.0 * m.unfinished_rate,
             resigned,
+            sparring,
             m.positions,
             m.evaluations_per_s,
             m.total_loss,
