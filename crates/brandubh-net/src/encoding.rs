@@ -314,39 +314,39 @@ fn escape_planes_from_lines(position: &Position, lines: Bitboard) -> [Bitboard; 
 /// attackers White could capture, each with one move, whoever is to move.
 #[must_use]
 pub fn threat_plane_bitboards(position: &Position) -> [Bitboard; 4] {
-    let reach = |pieces: Bitboard| {
-        pieces
-            .into_iter()
-            .fold(Bitboard::EMPTY, |acc, sq| acc | position.targets(sq))
-    };
-    // Every capture a side could make with one move: the rules' own move, played. What a
-    // move takes depends only on the square it lands on (rules 5-7; the King captures like
-    // a defender): the square it left lies on the line it came along, so it is never the
-    // far side of a piece it takes, nor one of the Castle's neighbours an attacker stands
-    // on. So one move per destination is played.
-    let threatened = |side: Side| {
+    // For each side, one pass over its pieces gives both where they can move and every
+    // capture it could make with one move: the rules' own move, played. What a move takes
+    // depends only on the square it lands on (rules 5-7; the King captures like a
+    // defender): the square it left lies on the line it came along, so it is never the far
+    // side of a piece it takes, nor one of the Castle's neighbours an attacker stands on.
+    // So one move per destination is played. The King's destinations count for White's
+    // captures but not for the defenders' plane (the King planes show them).
+    let scan = |side: Side| {
         let p = position.with_side_to_move(side);
-        let mut taken = Bitboard::EMPTY;
-        let mut landed = Bitboard::EMPTY;
-        for mv in p.legal_moves() {
-            if landed.contains(mv.to) {
-                continue;
+        let (mut reach, mut taken, mut landed) =
+            (Bitboard::EMPTY, Bitboard::EMPTY, Bitboard::EMPTY);
+        for from in position.pieces(side) {
+            let targets = position.targets(from);
+            if from != position.king() {
+                reach |= targets;
             }
-            landed = landed.with(mv.to);
-            let effect = p.play_unchecked(mv);
-            taken |= effect.captured;
-            if effect.king_captured {
-                taken = taken.with(p.king());
+            for to in targets {
+                if landed.contains(to) {
+                    continue;
+                }
+                landed = landed.with(to);
+                let effect = p.play_unchecked(Move { from, to });
+                taken |= effect.captured;
+                if effect.king_captured {
+                    taken = taken.with(p.king());
+                }
             }
         }
-        taken
+        (reach, taken)
     };
-    [
-        reach(position.attackers()),
-        reach(position.defenders()),
-        threatened(Side::Black),
-        threatened(Side::White),
-    ]
+    let (black_reach, black_takes) = scan(Side::Black);
+    let (white_reach, white_takes) = scan(Side::White);
+    [black_reach, white_reach, black_takes, white_takes]
 }
 
 /// The planes of `position`, which has occurred `repetitions` times (this time included),
