@@ -13,9 +13,12 @@ use crate::out;
 ///
 /// Agents: random, greedy, mcts:N (rollout MCTS, N simulations), alphabeta:DEPTH,
 /// alphabeta:TIME (e.g. 500ms, 1s), run:DIR (latest checkpoint of a run), ckpt:PATH (one
-/// checkpoint); network agents take @sims=N and @algo=gumbel|puct, e.g.
-/// run:runs/quick@sims=128; agent:FILE or FILE.agent (an exported agent with its own search
-/// settings; @sims=N overrides the simulations). Each match starts from its own balanced
+/// checkpoint); network agents take @sims=N, @algo=gumbel|puct, @solver=yes|no,
+/// @prove=PLIES (exact proofs of the root moves) and @verify=PLIES (exact check of the move
+/// to play), e.g. run:runs/quick@sims=128; agent:FILE or FILE.agent (an exported agent with
+/// its own search settings, which @sims=N or @time=TIME (a deadline per move, e.g. 50ms),
+/// @reuse=yes|no (keep the subtree between moves), @solver, @prove and @verify override).
+/// Each match starts from its own balanced
 /// opening drawn from the seed (printed on stderr). Prints the match record, game wins by
 /// colour, mean game length and the Elo difference A - B with a 95% interval.
 #[derive(Debug, clap::Args)]
