@@ -853,13 +853,7 @@ impl RunConfig {
         )?;
         int("selfplay.black_proof_plies", p.black_proof_plies, 0, 7)?;
         self.validate_forks()?;
-        float(
-            "selfplay.sparring_fraction",
-            p.sparring_fraction,
-            Closed(0.0),
-            Closed(1.0),
-        )?;
-        int("selfplay.sparring_depth", p.sparring_depth, 1, 8)?;
+        self.validate_sparring()?;
         float(
             "selfplay.resign_threshold",
             p.resign_threshold,
@@ -916,6 +910,18 @@ impl RunConfig {
             ));
         }
         Ok(())
+    }
+
+    /// `[selfplay]`'s sparring keys.
+    fn validate_sparring(&self) -> Result<(), ValueError> {
+        let p = &self.selfplay;
+        float(
+            "selfplay.sparring_fraction",
+            p.sparring_fraction,
+            Closed(0.0),
+            Closed(1.0),
+        )?;
+        int("selfplay.sparring_depth", p.sparring_depth, 1, 8)
     }
 
     /// `[training]`.
