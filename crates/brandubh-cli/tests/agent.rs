@@ -44,7 +44,7 @@ fn play_from(position: &str, input: &str) -> Output {
 }
 
 /// The shipped agent, as `play`'s default names it (relative to the repository root).
-const SHIPPED: &str = "models/brandubh-v4.agent";
+const SHIPPED: &str = "models/brandubh-v5.agent";
 
 fn shipped_agent() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

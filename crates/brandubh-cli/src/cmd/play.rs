@@ -16,7 +16,7 @@ use crate::out;
 /// `analyze`, `engine` and `serve`: the one place it is written.
 macro_rules! default_agent {
     () => {
-        "models/brandubh-v4.agent"
+        "models/brandubh-v5.agent"
     };
 }
 pub(crate) use default_agent;
