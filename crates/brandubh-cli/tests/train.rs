@@ -110,3 +110,35 @@ fn bench_reports_the_self_play_ratio() {
         "{out}"
     );
 }
+
+#[test]
+fn bench_measures_a_network_with_more_input_planes() {
+    // The forward pass alone is fed inputs as wide as the network's layout: with the King
+    // and threat planes (16 planes) it once got the 9-plane width and panicked.
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("planes.toml");
+    let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "extends = {:?}\nname = \"planes\"\n\n[model]\nking_planes = true\nthreat_planes = true\n",
+            tiny.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let o = brandubh(&[
+        "bench",
+        "--config",
+        config.to_str().unwrap(),
+        "--games",
+        "2",
+        "--seconds",
+        "0.05",
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        out.contains("batch  256") && out.contains("network evaluations/s"),
+        "{out}"
+    );
+}

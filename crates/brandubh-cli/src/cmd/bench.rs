@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use brandubh_net::encoding::INPUT_SIZE;
 use brandubh_net::fast::{ConvAlgorithm, SimdLevel};
 use brandubh_net::optimize::{BatchBuilder, Trainer};
 use brandubh_net::{FastNet, NetEvaluator};
@@ -112,9 +111,10 @@ fn evaluator_rate(net: &Arc<FastNet>, batch: usize, threads: usize, seconds: f64
     total as f64 / t0.elapsed().as_secs_f64()
 }
 
-/// Positions per second of the bare forward pass (no encoding or softmax), one caller.
+/// Positions per second of the bare forward pass (no encoding or softmax), one caller, on
+/// inputs as wide as the network's layout.
 fn forward_rate(net: &FastNet, batch: usize, seconds: f64) -> f64 {
-    let inputs = vec![0.5f32; batch * INPUT_SIZE];
+    let inputs = vec![0.5f32; batch * net.input_size()];
     let t0 = Instant::now();
     let mut n = 0;
     while t0.elapsed().as_secs_f64() < seconds {
@@ -130,10 +130,11 @@ fn forward_rate(net: &FastNet, batch: usize, seconds: f64) -> f64 {
 fn training_rate(config: &RunConfig, seconds: f64) -> anyhow::Result<f64> {
     let device = backend::device().autodiff();
     device.seed(config.seed);
-    let model = run::net_config(config).init(&device);
+    let net_config = run::net_config(config);
+    let model = net_config.init(&device);
     let mut trainer = Trainer::new(model, run::net_train_config(config));
     let mut rng = ChaCha8Rng::seed_from_u64(config.seed ^ 0x7a1);
-    let mut builder = BatchBuilder::new();
+    let mut builder = BatchBuilder::with_planes(net_config.planes());
     for leaf in sample_leaves(config.training.batch_size as usize, 2) {
         let policy = vec![1.0 / leaf.moves.len() as f32; leaf.moves.len()];
         let result = rng.random_range(-1.0f32..=1.0);
