@@ -92,19 +92,24 @@ fn bad_configs_are_named_in_one_line() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("does-not-exist.toml"));
 }
 
-#[test]
-fn bench_reports_the_self_play_ratio() {
+/// `brandubh bench` with `config`, `games` and `seconds`, which must succeed; its stdout.
+fn bench(config: &str, games: &str, seconds: &str) -> String {
     let o = brandubh(&[
         "bench",
         "--config",
-        "configs/tiny.toml",
+        config,
         "--games",
-        "4",
+        games,
         "--seconds",
-        "0.2",
+        seconds,
     ]);
-    let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn bench_reports_the_self_play_ratio() {
+    let out = bench("configs/tiny.toml", "4", "0.2");
     assert!(
         out.contains("network evaluations/s") && out.contains("% of the raw rate"),
         "{out}"
@@ -126,17 +131,7 @@ fn bench_measures_a_network_with_more_input_planes() {
         ),
     )
     .unwrap();
-    let o = brandubh(&[
-        "bench",
-        "--config",
-        config.to_str().unwrap(),
-        "--games",
-        "2",
-        "--seconds",
-        "0.05",
-    ]);
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = bench(config.to_str().unwrap(), "2", "0.05");
     assert!(
         out.contains("batch  256") && out.contains("network evaluations/s"),
         "{out}"
