@@ -1013,7 +1013,8 @@ impl RunConfig {
 
 /// Whether a count is 0 (such keys are not written to files then).
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde hands a reference
-fn is_zero_u32(v: &u32) -> bool {
+/// Whether `v` is 0, for `skip_serializing_if` (config and metrics keys left out at 0).
+pub(crate) fn is_zero_u32(v: &u32) -> bool {
     *v == 0
 }
 

@@ -92,10 +92,10 @@ pub struct IterationMetrics {
     /// Of `selfplay_games`, the sparring games (`selfplay.sparring_fraction`: White was
     /// the alpha-beta searcher). A resumed iteration counts those played after the resume
     /// only (the chunks do not say which games sparred); 0 in files written before.
-    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    #[serde(default, skip_serializing_if = "crate::config::is_zero_u32")]
     pub sparring_games: u32,
     /// Of those, the games Black (the network) won.
-    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    #[serde(default, skip_serializing_if = "crate::config::is_zero_u32")]
     pub sparring_black_wins: u32,
     /// Fraction of self-play games resigned (`selfplay.resign_threshold`; 0 in files
     /// written before resignation existed).
@@ -259,10 +259,6 @@ mod nan_as_null {
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
         Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
     }
-}
-
-fn is_zero_u32(v: &u32) -> bool {
-    *v == 0
 }
 
 #[cfg(test)]

@@ -89,8 +89,6 @@ pub struct SelfPlaySettings {
 pub struct SelfPlayStats {
     /// Games finished.
     pub games: u64,
-    /// Of which sparring games ([`SelfPlaySettings::sparring_fraction`]).
-    pub sparring_games: u64,
     /// Positions recorded (full searches).
     pub positions: u64,
     /// Moves played, in all games.
@@ -309,21 +307,17 @@ impl SelfPlaySettings {
         Ok((slot, ended))
     }
 
-    /// In a sparring game, plays the alpha-beta's moves while White is to move (one, as
-    /// White and Black alternate); returns whether the game ended (by the rules or the ply
-    /// cap). Does nothing in other games or with Black to move.
+    /// In a sparring game with White to move, plays the alpha-beta's move (the next
+    /// move is Black's); returns whether the game ended (by the rules or the ply cap).
+    /// Plays nothing in other games, with Black to move, or in an ended game.
     fn play_sparring_white(&self, slot: &mut Slot) -> Result<bool, SearchError> {
-        while slot.sparring && slot.search.game().side_to_move() == Side::White {
-            let game = slot.search.game();
-            if game.is_over() || game.ply() >= self.ply_cap as usize {
-                break;
-            }
+        if slot.sparring && slot.search.game().side_to_move() == Side::White && !self.ended(slot)? {
             let mut white = AlphaBetaPlayer::new(AlphaBetaConfig {
                 max_depth: self.sparring_depth.max(1),
                 time_limit: None,
                 ply_cap: Some(self.ply_cap),
             })?;
-            let mv = white.search(game)?.best_move;
+            let mv = white.search(slot.search.game())?.best_move;
             slot.search.advance(mv)?;
             slot.record.moves.push(mv);
         }
@@ -624,7 +618,6 @@ where
         for message in rx.iter() {
             let stopped = message.map_err(Err::from).and_then(|(index, game)| {
                 stats.games += 1;
-                stats.sparring_games += u64::from(game.sparring);
                 stats.moves += game.record.moves.len() as u64;
                 stats.positions += game.record.positions.len() as u64;
                 shared.stats_into(&mut stats, t0);
