@@ -44,6 +44,7 @@
 //!         root_value: 0.1,
 //!         full_search: true,
 //!     }],
+//!     sparring: false,
 //! };
 //! let chunk = Chunk { info: ChunkInfo::new(&config.name, 1), games: vec![record] };
 //! let dir = std::env::temp_dir().join(format!("brandubh-run-doc-{}", std::process::id()));

@@ -90,8 +90,8 @@ pub struct IterationMetrics {
     #[serde(with = "nan_as_null")]
     pub unfinished_rate: f64,
     /// Of `selfplay_games`, the sparring games (`selfplay.sparring_fraction`: White was
-    /// the alpha-beta searcher). A resumed iteration counts those played after the resume
-    /// only (the chunks do not say which games sparred); 0 in files written before.
+    /// the alpha-beta searcher), also those of a resumed iteration's chunks (which record
+    /// them from chunk format version 3); 0 in files written before.
     #[serde(default, skip_serializing_if = "crate::config::is_zero_u32")]
     pub sparring_games: u32,
     /// Of those, the games Black (the network) won.

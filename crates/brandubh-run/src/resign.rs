@@ -130,6 +130,7 @@ mod tests {
             moves: g.moves().to_vec(),
             result,
             positions,
+            sparring: false,
         }
     }
 

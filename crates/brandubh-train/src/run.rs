@@ -450,12 +450,12 @@ impl GameTally {
         }
     }
 
-    /// Counts `game`; `sparring` says whether White was the alpha-beta searcher.
-    fn add(&mut self, game: &GameRecord, sparring: bool) {
+    /// Counts `game`, a sparring game (White was the alpha-beta searcher) apart.
+    fn add(&mut self, game: &GameRecord) {
         self.games += 1;
         self.positions += game.positions.len() as u64;
         self.plies += game.moves.len() as u64;
-        if sparring {
+        if game.sparring {
             self.sparring += 1;
             self.sparring_black_wins += u64::from(game.result.winner() == Some(Side::Black));
             return;
@@ -901,8 +901,8 @@ pub(crate) fn play_games(
         batch.count,
         make_evaluator,
         |game, stats| {
-            tally.add(&game.record, game.sparring);
-            pending.push(game.record);
+            tally.add(&game);
+            pending.push(game);
             observer.game_finished(stats.games, stats);
             if pending.len() >= batch.per_chunk {
                 flush(&mut pending)?;
@@ -951,8 +951,7 @@ fn existing_games(
 ) -> Result<(GameTally, u32), RunError> {
     let mut tally = GameTally::new(config);
     let entries = read_chunks_of(dir, iteration, |chunk| {
-        // The chunks do not say which games sparred: counted as self-play.
-        chunk.games.iter().for_each(|g| tally.add(g, false));
+        chunk.games.iter().for_each(|g| tally.add(g));
     })?;
     let next_seq = entries.iter().map(|e| e.seq + 1).max().unwrap_or(0);
     Ok((tally, next_seq))

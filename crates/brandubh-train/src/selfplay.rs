@@ -131,29 +131,13 @@ struct Slot {
     first_ply: usize,
     /// Progress towards resignation; `None` if this game never resigns.
     resign: Option<ResignWatch>,
-    /// Whether White is the alpha-beta searcher (a sparring game).
-    sparring: bool,
 }
 
 impl Slot {
     /// The game as handed over, with its index.
-    fn finished(self) -> (u64, FinishedGame) {
-        let game = FinishedGame {
-            record: self.record,
-            sparring: self.sparring,
-        };
-        (self.index, game)
+    fn finished(self) -> (u64, GameRecord) {
+        (self.index, self.record)
     }
-}
-
-/// A finished game, as [`play`] hands it over.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FinishedGame {
-    /// The game and its recorded positions.
-    pub record: GameRecord,
-    /// Whether White was the alpha-beta searcher ([`SelfPlaySettings::sparring_fraction`]):
-    /// then only Black's positions are recorded.
-    pub sparring: bool,
 }
 
 /// Earlier games that self-play games may start part-way through, as KataGo starts a
@@ -288,6 +272,7 @@ impl SelfPlaySettings {
             moves: game.moves().to_vec(),
             result: GameResult::Unfinished,
             positions: Vec::new(),
+            sparring,
         };
         let search = Search::new(game, self.search.clone(), rng.random())?;
         let mut slot = Slot {
@@ -298,7 +283,6 @@ impl SelfPlaySettings {
             full: true,
             first_ply,
             resign,
-            sparring,
         };
         let ended = self.play_sparring_white(&mut slot)?;
         if !ended {
@@ -311,7 +295,10 @@ impl SelfPlaySettings {
     /// move is Black's); returns whether the game ended (by the rules or the ply cap).
     /// Plays nothing in other games, with Black to move, or in an ended game.
     fn play_sparring_white(&self, slot: &mut Slot) -> Result<bool, SearchError> {
-        if slot.sparring && slot.search.game().side_to_move() == Side::White && !self.ended(slot)? {
+        if slot.record.sparring
+            && slot.search.game().side_to_move() == Side::White
+            && !self.ended(slot)?
+        {
             let mut white = AlphaBetaPlayer::new(AlphaBetaConfig {
                 max_depth: self.sparring_depth.max(1),
                 time_limit: None,
@@ -472,7 +459,7 @@ struct Worker<'a, E> {
     slots: Vec<Slot>,
     /// Games that ended as they started (see [`SelfPlaySettings::start_game`]), handed
     /// over with the next round's.
-    ended_at_start: Vec<(u64, FinishedGame)>,
+    ended_at_start: Vec<(u64, GameRecord)>,
     batcher: Batcher,
 }
 
@@ -480,7 +467,7 @@ impl<E: Evaluator> Worker<'_, E> {
     /// Plays until no game is left, the session stops or nobody listens any more.
     fn run(
         &mut self,
-        finished: &mpsc::Sender<Result<(u64, FinishedGame), SearchError>>,
+        finished: &mpsc::Sender<Result<(u64, GameRecord), SearchError>>,
     ) -> Result<(), SearchError> {
         while !self.shared.stop.load(Ordering::Relaxed) {
             self.top_up()?;
@@ -539,7 +526,7 @@ impl<E: Evaluator> Worker<'_, E> {
 
     /// Plays the move of every done search; returns the games that ended, with their
     /// indices.
-    fn play_moves(&mut self) -> Result<Vec<(u64, FinishedGame)>, SearchError> {
+    fn play_moves(&mut self) -> Result<Vec<(u64, GameRecord)>, SearchError> {
         let mut ended = std::mem::take(&mut self.ended_at_start);
         let mut i = 0;
         while i < self.slots.len() {
@@ -572,7 +559,7 @@ pub fn play<E, F, G, Err>(
 where
     E: Evaluator,
     F: Fn(usize) -> E + Sync,
-    G: FnMut(FinishedGame, &SelfPlayStats) -> Result<(), Err>,
+    G: FnMut(GameRecord, &SelfPlayStats) -> Result<(), Err>,
     Err: From<SearchError>,
 {
     let t0 = Instant::now();
@@ -583,7 +570,7 @@ where
         count: games,
     };
     let mut stats = SelfPlayStats::default();
-    let (tx, rx) = mpsc::channel::<Result<(u64, FinishedGame), SearchError>>();
+    let (tx, rx) = mpsc::channel::<Result<(u64, GameRecord), SearchError>>();
     let workers = settings.threads.max(1);
     let outcome = std::thread::scope(|scope| {
         for worker in 0..workers {
@@ -618,8 +605,8 @@ where
         for message in rx.iter() {
             let stopped = message.map_err(Err::from).and_then(|(index, game)| {
                 stats.games += 1;
-                stats.moves += game.record.moves.len() as u64;
-                stats.positions += game.record.positions.len() as u64;
+                stats.moves += game.moves.len() as u64;
+                stats.positions += game.positions.len() as u64;
                 shared.stats_into(&mut stats, t0);
                 waiting.insert(index, game);
                 while let Some(game) = waiting.remove(&next_out) {
@@ -691,7 +678,7 @@ mod tests {
                 !g.sparring,
                 "sparring games are collected by `sparring_games`"
             );
-            games.push(g.record);
+            games.push(g);
             Ok(())
         })
         .unwrap();
@@ -899,7 +886,7 @@ mod tests {
             7,
             |_| UniformEvaluator,
             |g, _| {
-                got.push(g.record);
+                got.push(g);
                 if got.len() == 3 {
                     Err(Stop::Enough)
                 } else {
@@ -991,6 +978,7 @@ mod tests {
                 moves: g.moves().to_vec(),
                 result: GameResult::Unfinished,
                 positions: Vec::new(),
+                sparring: false,
             };
             let n = record.moves.len();
             assert!(n >= 1 && shared_prefix(&record, &games) == n);
@@ -1030,7 +1018,7 @@ mod tests {
 
     /// Games 0..7 of seed `seed` with `settings`, as handed over (sparring flag included),
     /// Black's searches evaluating with rollouts.
-    fn sparring_games(settings: &SelfPlaySettings, seed: u64) -> Vec<FinishedGame> {
+    fn sparring_games(settings: &SelfPlaySettings, seed: u64) -> Vec<GameRecord> {
         let mut games = Vec::new();
         let rollouts = |w: usize| RolloutEvaluator::new(70 + w as u64, 50);
         play::<_, _, _, SearchError>(settings, seed, 0, 7, rollouts, |g, _| {
@@ -1051,10 +1039,10 @@ mod tests {
         let (mut white_moves, mut black_recorded) = (0, 0);
         for g in &games {
             assert!(g.sparring);
-            g.record.validate().unwrap();
-            let mut game = Game::new(g.record.start);
-            let mut recorded = g.record.positions.iter().map(|p| p.ply as usize).peekable();
-            for (ply, &mv) in g.record.moves.iter().enumerate() {
+            g.validate().unwrap();
+            let mut game = Game::new(g.start);
+            let mut recorded = g.positions.iter().map(|p| p.ply as usize).peekable();
+            for (ply, &mv) in g.moves.iter().enumerate() {
                 let side = game.side_to_move();
                 if ply >= 2 && side == Side::White {
                     // Past the random opening plies, every White move is the alpha-beta's
@@ -1079,11 +1067,7 @@ mod tests {
         }
         assert!(white_moves > 20 && black_recorded > 10);
         // Black's searches make the games vary: not every game is the same line.
-        assert!(
-            games
-                .iter()
-                .any(|g| g.record.moves != games[0].record.moves)
-        );
+        assert!(games.iter().any(|g| g.moves != games[0].moves));
     }
 
     #[test]
@@ -1102,6 +1086,7 @@ mod tests {
             moves: vec![black, escape],
             result: GameResult::Finished(line.outcome().unwrap()),
             positions: Vec::new(),
+            sparring: false,
         };
         let mut s = settings(2);
         s.sparring_fraction = 1.0;
@@ -1111,10 +1096,10 @@ mod tests {
         assert_eq!(games.len(), 7);
         for g in games {
             assert!(g.sparring);
-            assert_eq!(g.record.moves, vec![black, escape]);
-            assert!(g.record.positions.is_empty());
-            assert_eq!(g.record.result.winner(), Some(Side::White));
-            g.record.validate().unwrap();
+            assert_eq!(g.moves, vec![black, escape]);
+            assert!(g.positions.is_empty());
+            assert_eq!(g.result.winner(), Some(Side::White));
+            g.validate().unwrap();
         }
     }
 
@@ -1123,7 +1108,7 @@ mod tests {
         let mut s = settings(1);
         s.sparring_fraction = 0.25;
         let sparring = (0..400)
-            .filter(|&i| s.start_game(i, game_seed(3, i)).unwrap().0.sparring)
+            .filter(|&i| s.start_game(i, game_seed(3, i)).unwrap().0.record.sparring)
             .count();
         assert!((70..=130).contains(&sparring), "{sparring} of 400");
     }

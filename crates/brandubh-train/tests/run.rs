@@ -275,13 +275,37 @@ fn games_written_before_a_crash_are_kept_and_not_replayed() {
 /// The opening plies (played at random from each game's seed) of every game of
 /// `iteration`, in chunk order.
 fn openings_of(dir: &RunDir, iteration: u32, plies: usize) -> Vec<Vec<brandubh_rules::Move>> {
+    games_of(dir, iteration)
+        .into_iter()
+        .map(|g| g.moves[..plies].to_vec())
+        .collect()
+}
+
+/// A run of `config` in a scratch directory, killed during iteration 2's self-play after
+/// the chunks of its first two games (one game a chunk in `tiny`) were written.
+fn cut_short_in_iteration_2(config: &RunConfig) -> (tempfile::TempDir, PathBuf) {
+    let (tmp, run_dir) = scratch_run();
+    train(config, &run_dir, Some(1)).unwrap();
+    let dir = RunDir::new(&run_dir);
+    let state_after_1 = std::fs::read(dir.state()).unwrap();
+    train(config, &run_dir, Some(1)).unwrap();
+    std::fs::write(dir.state(), &state_after_1).unwrap();
+    for entry in replay::list_chunks(&dir.chunks()).unwrap() {
+        if entry.iteration == 2 && entry.seq >= 2 {
+            std::fs::remove_file(&entry.path).unwrap();
+        }
+    }
+    (tmp, run_dir)
+}
+
+/// The games of `iteration` in the run's chunks, in chunk order.
+fn games_of(dir: &RunDir, iteration: u32) -> Vec<replay::GameRecord> {
     let mut entries = replay::list_chunks(&dir.chunks()).unwrap();
     entries.retain(|e| e.iteration == iteration);
     entries.sort_by_key(|e| e.seq);
     entries
         .iter()
         .flat_map(|e| replay::read_chunk(&e.path).unwrap().games)
-        .map(|g| g.moves[..plies].to_vec())
         .collect()
 }
 
@@ -296,25 +320,56 @@ fn an_iteration_cut_short_is_completed_with_the_game_seeds_not_yet_on_disk() {
     let full = openings_of(&RunDir::new(&full_run), 2, plies);
     assert_eq!(full.len(), 4);
 
-    let (_tmp, run_dir) = scratch_run();
-    train(&config, &run_dir, Some(1)).unwrap();
+    let (_tmp, run_dir) = cut_short_in_iteration_2(&config);
     let dir = RunDir::new(&run_dir);
-    let state_after_1 = std::fs::read(dir.state()).unwrap();
-    train(&config, &run_dir, Some(1)).unwrap();
-    // A kill during iteration 2's self-play, after the chunks of its first two games
-    // (one game a chunk in this configuration) were written.
-    std::fs::write(dir.state(), &state_after_1).unwrap();
-    for entry in replay::list_chunks(&dir.chunks()).unwrap() {
-        if entry.iteration == 2 && entry.seq >= 2 {
-            std::fs::remove_file(&entry.path).unwrap();
-        }
-    }
     assert_eq!(openings_of(&dir, 2, plies), full[..2]);
     let state = train(&config, &run_dir, None).unwrap();
     assert_eq!(state.total_games, 8);
     // The games on disk were the first two seeds, so the resumed session played the
     // other two: no seed twice, none skipped, in the uninterrupted run's order.
     assert_eq!(openings_of(&dir, 2, plies), full);
+}
+
+#[test]
+fn a_resumed_iteration_counts_the_sparring_games_already_on_disk_as_sparring_games() {
+    // The chunks record which games sparred (format version 3), so an iteration cut short
+    // reports the games and rates of the uninterrupted run.
+    let mut config = tiny();
+    config.selfplay.sparring_fraction = 0.75;
+    config.selfplay.sparring_depth = 1;
+    let (_full_tmp, full_run) = scratch_run();
+    train(&config, &full_run, None).unwrap();
+    let full = metrics::read_metrics(&RunDir::new(&full_run).metrics()).unwrap();
+
+    let (_tmp, run_dir) = cut_short_in_iteration_2(&config);
+    let dir = RunDir::new(&run_dir);
+    let on_disk = games_of(&dir, 2).iter().filter(|g| g.sparring).count();
+    assert!(on_disk > 0, "no sparring game among the games kept on disk");
+    train(&config, &run_dir, None).unwrap();
+    let resumed = metrics::read_metrics(&dir.metrics()).unwrap();
+    let (a, b) = (&full[1], &resumed[1]);
+    assert_eq!((a.iteration, b.iteration), (2, 2));
+    // Which games spar is drawn from the games' seeds: the same games as without the cut.
+    assert_eq!(
+        (a.selfplay_games, a.sparring_games),
+        (b.selfplay_games, b.sparring_games)
+    );
+    // And the metrics count exactly the iteration's chunks: sparring games apart, the
+    // rates over the others. (The games' moves may differ from the uninterrupted run's:
+    // the resumed workers' evaluators start afresh.)
+    let games = games_of(&dir, 2);
+    let black = Some(brandubh_rules::Side::Black);
+    let (sparring, others): (Vec<_>, Vec<_>) = games.iter().partition(|g| g.sparring);
+    assert!(sparring.len() >= on_disk);
+    assert_eq!(b.sparring_games as usize, sparring.len());
+    let sparring_black = sparring
+        .iter()
+        .filter(|g| g.result.winner() == black)
+        .count();
+    assert_eq!(b.sparring_black_wins as usize, sparring_black);
+    let others_black = others.iter().filter(|g| g.result.winner() == black).count();
+    let rate = others_black as f64 / others.len().max(1) as f64;
+    assert!((b.black_win_rate - rate).abs() < 1e-9, "{b:?}");
 }
 
 #[test]

@@ -8,7 +8,7 @@
 //! is reconstructed by replaying the moves with the rules engine, which also validates
 //! the file: a chunk that decodes is a chunk whose games are legal.
 //!
-//! # File layout (format version 2, encoding version 1)
+//! # File layout (format version 3, encoding version 1)
 //!
 //! ```text
 //! offset  size  field
@@ -24,19 +24,24 @@
 //!
 //! ```text
 //! Body     { info: Info, games: Vec<Game> }
+//! Body     { info: Info, games: Vec<Game>, sparring: Vec<u32> }   (format version 3)
 //! Info     { run_id: String, iteration: u32, created_unix_ms: u64, producer: String }
 //! Game     { attackers: u64, defenders: u64, king: u8, side: u8 (0 white, 1 black),
 //!            moves: Vec<[u8; 2]> (from, to squares), result: Result,
 //!            positions: Vec<Recorded> }
 //! Result   = Unfinished | Finished { winner: u8 (0 white, 1 black), reason: u8 (rule 8.x - 1) }
-//!          | Resigned { winner: u8 }                            (format version 2 only)
+//!          | Resigned { winner: u8 }                       (from format version 2 on)
 //! Recorded { ply: u32, policy: Vec<(u8, f32)>, root_value: f32, full_search: bool }
 //! ```
 //!
 //! *Format version* covers the header and the record layout above. Version 2 added the
-//! `Resigned` result (self-play resignation, `selfplay.resign_threshold`); a chunk none of
-//! whose games was resigned is written as version 1, which older builds read, so runs
-//! without resignation write exactly the files they wrote before. *Encoding version*
+//! `Resigned` result (self-play resignation, `selfplay.resign_threshold`). Version 3 added
+//! the body's `sparring` list: the indices, strictly increasing, of the games whose White
+//! was the alpha-beta searcher (sparring games, `selfplay.sparring_fraction`). A chunk is
+//! written in the oldest version that holds its games: version 1 without resigned or
+//! sparring games, which older builds read, so runs without either write exactly the files
+//! they wrote before; version 2 with a resigned game but no sparring one; else 3.
+//! *Encoding version*
 //! covers how moves are numbered: version 1 numbers squares `rank · 7 + file` (`a1` = 0)
 //! and a policy entry's `u8` is the index of its move in `brandubh_rules` legal-move order
 //! (ascending from-square index, then ascending to-square index). Readers reject any other
@@ -61,9 +66,14 @@ pub use window::{RefreshReport, ReplayWindow, TrainingSample};
 /// The first eight bytes of every chunk file.
 pub const MAGIC: [u8; 8] = *b"BRZCHUNK";
 /// Newest version of the header and record layout, which this build reads and writes
-/// (for chunks that hold a resigned game).
-pub const FORMAT_VERSION: u32 = 2;
-/// Oldest format version this build reads; it writes chunks without a resigned game in it.
+/// (for chunks that hold a sparring game).
+pub const FORMAT_VERSION: u32 = 3;
+/// The format version that added resigned games.
+pub const RESIGNED_FORMAT_VERSION: u32 = 2;
+/// The format version that added the list of sparring games.
+pub const SPARRING_FORMAT_VERSION: u32 = 3;
+/// Oldest format version this build reads; it writes chunks without a resigned or a
+/// sparring game in it.
 pub const OLDEST_FORMAT_VERSION: u32 = 1;
 /// Version of the move and policy numbering this build reads and writes.
 pub const ENCODING_VERSION: u32 = 1;
@@ -128,7 +138,7 @@ impl GameResult {
     /// The oldest chunk format version that can hold this result.
     fn format_version(self) -> u32 {
         match self {
-            GameResult::Resigned { .. } => FORMAT_VERSION,
+            GameResult::Resigned { .. } => RESIGNED_FORMAT_VERSION,
             GameResult::Finished(_) | GameResult::Unfinished => OLDEST_FORMAT_VERSION,
         }
     }
@@ -169,6 +179,10 @@ pub struct GameRecord {
     pub result: GameResult,
     /// Recorded positions, by strictly increasing ply; none after the game's end.
     pub positions: Vec<PositionRecord>,
+    /// Whether White was the alpha-beta searcher, not the network (a sparring game,
+    /// `selfplay.sparring_fraction`): then only Black's positions are recorded, and the
+    /// game is no evidence of the network against itself. Stored from format version 3.
+    pub sparring: bool,
 }
 
 /// Who wrote a chunk, for which run, when.
@@ -453,6 +467,15 @@ pub enum ReplayError {
         /// bincode's message.
         message: String,
     },
+    /// A format-version-3 list of sparring games that is not a strictly increasing list of
+    /// the chunk's game indices.
+    #[error("{}: list of sparring games: {problem}", file.display())]
+    SparringList {
+        /// The file.
+        file: PathBuf,
+        /// What is wrong, naming the index.
+        problem: String,
+    },
     /// A game that does not replay.
     #[error("{}: game {game}: {error}", file.display())]
     Game {
@@ -481,6 +504,14 @@ pub enum ReplayError {
 struct WireChunk {
     info: ChunkInfo,
     games: Vec<WireGame>,
+}
+
+/// Format version 3's body: `WireChunk` and the indices of the sparring games.
+#[derive(Serialize, Deserialize)]
+struct WireChunkV3 {
+    info: ChunkInfo,
+    games: Vec<WireGame>,
+    sparring: Vec<u32>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -635,6 +666,16 @@ fn check_values(
 }
 
 impl GameRecord {
+    /// The oldest chunk format version that can hold this game.
+    fn format_version(&self) -> u32 {
+        let sparring = if self.sparring {
+            SPARRING_FORMAT_VERSION
+        } else {
+            OLDEST_FORMAT_VERSION
+        };
+        self.result.format_version().max(sparring)
+    }
+
     /// Checks the record by replaying it: legal moves, the result, recorded plies in
     /// order and before the end, policy targets over legal moves summing to 1, values in
     /// range.
@@ -772,6 +813,7 @@ impl GameRecord {
             moves,
             result,
             positions,
+            sparring: false,
         })
     }
 
@@ -815,21 +857,28 @@ pub fn encode_chunk(chunk: &Chunk) -> Result<Vec<u8>, EncodeError> {
                 .map_err(|error| EncodeError::Game { game, error })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let wire = WireChunk {
-        info: chunk.info.clone(),
-        games,
-    };
-    let body = bincode::serde::encode_to_vec(&wire, bincode_config())
-        .map_err(|e| EncodeError::Bincode(e.to_string()))?;
-    if body.len() > MAX_BODY_BYTES {
-        return Err(EncodeError::TooLarge { len: body.len() });
-    }
     // The oldest version that can hold every game (see the module's docs).
     let version = chunk
         .games
         .iter()
-        .map(|g| g.result.format_version())
+        .map(GameRecord::format_version)
         .fold(OLDEST_FORMAT_VERSION, u32::max);
+    let info = chunk.info.clone();
+    let body = if version >= SPARRING_FORMAT_VERSION {
+        let sparring = (0u32..).zip(&chunk.games).filter(|(_, g)| g.sparring);
+        let wire = WireChunkV3 {
+            info,
+            games,
+            sparring: sparring.map(|(i, _)| i).collect(),
+        };
+        bincode::serde::encode_to_vec(&wire, bincode_config())
+    } else {
+        bincode::serde::encode_to_vec(&WireChunk { info, games }, bincode_config())
+    }
+    .map_err(|e| EncodeError::Bincode(e.to_string()))?;
+    if body.len() > MAX_BODY_BYTES {
+        return Err(EncodeError::TooLarge { len: body.len() });
+    }
     let mut bytes = Vec::with_capacity(HEADER_LEN + body.len());
     bytes.extend_from_slice(&MAGIC);
     bytes.extend_from_slice(&version.to_le_bytes());
@@ -931,15 +980,15 @@ pub fn decode_chunk(bytes: &[u8], file: &Path) -> Result<Chunk, ReplayError> {
     decode_body(body, le_u32(bytes, 8), file)
 }
 
-/// Decodes a body of format `version` whose framing was checked: bincode, then replay of
-/// every game.
-fn decode_body(body: &[u8], version: u32, file: &Path) -> Result<Chunk, ReplayError> {
-    let (wire, used): (WireChunk, usize) =
-        bincode::serde::decode_from_slice(body, bincode_config()).map_err(|e| {
-            ReplayError::Decode {
-                file: file.to_path_buf(),
-                message: e.to_string().replace('\n', " "),
-            }
+/// Decodes the whole of `body` as a `T`.
+fn decode_body_as<T: serde::de::DeserializeOwned>(
+    body: &[u8],
+    file: &Path,
+) -> Result<T, ReplayError> {
+    let (wire, used): (T, usize) = bincode::serde::decode_from_slice(body, bincode_config())
+        .map_err(|e| ReplayError::Decode {
+            file: file.to_path_buf(),
+            message: e.to_string().replace('\n', " "),
         })?;
     if used != body.len() {
         return Err(ReplayError::TrailingBytes {
@@ -947,7 +996,43 @@ fn decode_body(body: &[u8], version: u32, file: &Path) -> Result<Chunk, ReplayEr
             extra: (body.len() - used) as u64,
         });
     }
-    let games = wire
+    Ok(wire)
+}
+
+/// Checks that `sparring` strictly increases and indexes `games` games.
+fn check_sparring_list(sparring: &[u32], games: usize, file: &Path) -> Result<(), ReplayError> {
+    for (k, &index) in sparring.iter().enumerate() {
+        let problem = if index as usize >= games {
+            format!("game index {index} is beyond the chunk's {games} games")
+        } else if k > 0 && index <= sparring[k - 1] {
+            let previous = sparring[k - 1];
+            format!("game index {index} comes after {previous} (the indices must increase)")
+        } else {
+            continue;
+        };
+        return Err(ReplayError::SparringList {
+            file: file.to_path_buf(),
+            problem,
+        });
+    }
+    Ok(())
+}
+
+/// Decodes a body of format `version` whose framing was checked: bincode, then replay of
+/// every game.
+fn decode_body(body: &[u8], version: u32, file: &Path) -> Result<Chunk, ReplayError> {
+    let wire = if version >= SPARRING_FORMAT_VERSION {
+        decode_body_as::<WireChunkV3>(body, file)?
+    } else {
+        let WireChunk { info, games } = decode_body_as(body, file)?;
+        WireChunkV3 {
+            info,
+            games,
+            sparring: Vec::new(),
+        }
+    };
+    check_sparring_list(&wire.sparring, wire.games.len(), file)?;
+    let mut games = wire
         .games
         .into_iter()
         .map(|g| {
@@ -967,6 +1052,9 @@ fn decode_body(body: &[u8], version: u32, file: &Path) -> Result<Chunk, ReplayEr
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
+    for &index in &wire.sparring {
+        games[index as usize].sparring = true;
+    }
     Ok(Chunk {
         info: wire.info,
         games,
@@ -1113,6 +1201,7 @@ pub(crate) mod testutil {
                 .outcome()
                 .map_or(GameResult::Unfinished, GameResult::Finished),
             positions,
+            sparring: false,
         }
     }
 
@@ -1216,6 +1305,93 @@ mod tests {
             err.to_string(),
             "c.brz: game 1: resigned game in a format-version-1 chunk (resignation needs version 2)"
         );
+    }
+
+    /// `small_chunk` with its first and last games sparring games.
+    fn sparring_chunk() -> Chunk {
+        let mut chunk = small_chunk();
+        chunk.games[0].sparring = true;
+        chunk.games[2].sparring = true;
+        chunk
+    }
+
+    #[test]
+    fn sparring_games_round_trip_in_a_version_3_chunk() {
+        let dir = tempfile::tempdir().unwrap();
+        for chunk in [sparring_chunk(), {
+            // With a resigned game too: version 3 holds both.
+            let mut c = resigned_chunk();
+            c.games[1].sparring = true;
+            c
+        }] {
+            let path = dir.path().join(chunk_file_name(1, 0));
+            write_chunk(&path, &chunk).unwrap();
+            let bytes = fs::read(&path).unwrap();
+            assert_eq!(le_u32(&bytes, 8), 3);
+            let read = read_chunk(&path).unwrap();
+            assert_eq!(read, chunk);
+            let flags: Vec<bool> = read.games.iter().map(|g| g.sparring).collect();
+            assert_eq!(
+                flags,
+                chunk.games.iter().map(|g| g.sparring).collect::<Vec<_>>()
+            );
+        }
+        // The list holds the indices of the sparring games, after the games.
+        let body = &encode_chunk(&sparring_chunk()).unwrap()[HEADER_LEN..];
+        let wire: WireChunkV3 = decode_body_as(body, Path::new("c.brz")).unwrap();
+        assert_eq!(wire.sparring, vec![0, 2]);
+    }
+
+    #[test]
+    fn a_chunk_of_sparring_games_read_as_an_older_version_is_refused() {
+        // The list after the games is bytes an older layout does not expect.
+        let bytes = encode_chunk(&sparring_chunk()).unwrap();
+        let body = &bytes[HEADER_LEN..];
+        let err = decode_chunk(&frame(body), Path::new("c.brz")).unwrap_err();
+        assert!(matches!(err, ReplayError::TrailingBytes { .. }), "{err}");
+        // And a version-3 header on a body without the list is a decoding error.
+        let plain = encode_chunk(&small_chunk()).unwrap();
+        let err = decode_chunk(&frame_as(3, &plain[HEADER_LEN..]), Path::new("c.brz")).unwrap_err();
+        assert!(matches!(err, ReplayError::Decode { .. }), "{err}");
+    }
+
+    #[test]
+    fn a_list_of_sparring_games_must_name_each_game_once_in_order() {
+        let games = || vec![wire_game(), wire_game(), wire_game()];
+        for (sparring, message) in [
+            (vec![3], "game index 3 is beyond the chunk's 3 games"),
+            (vec![0, 7], "game index 7 is beyond the chunk's 3 games"),
+            (
+                vec![1, 1],
+                "game index 1 comes after 1 (the indices must increase)",
+            ),
+            (
+                vec![2, 0],
+                "game index 0 comes after 2 (the indices must increase)",
+            ),
+        ] {
+            let wire = WireChunkV3 {
+                info: ChunkInfo::new("t", 1),
+                games: games(),
+                sparring,
+            };
+            let body = bincode::serde::encode_to_vec(&wire, bincode_config()).unwrap();
+            let err = decode_chunk(&frame_as(3, &body), Path::new("c.brz")).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!("c.brz: list of sparring games: {message}")
+            );
+        }
+        // A valid list marks exactly those games.
+        let wire = WireChunkV3 {
+            info: ChunkInfo::new("t", 1),
+            games: games(),
+            sparring: vec![1, 2],
+        };
+        let body = bincode::serde::encode_to_vec(&wire, bincode_config()).unwrap();
+        let chunk = decode_chunk(&frame_as(3, &body), Path::new("c.brz")).unwrap();
+        let flags: Vec<bool> = chunk.games.iter().map(|g| g.sparring).collect();
+        assert_eq!(flags, vec![false, true, true]);
     }
 
     #[test]
@@ -1335,11 +1511,11 @@ mod tests {
             Err(ReplayError::BadMagic { .. })
         ));
         let mut bad = bytes.clone();
-        bad[8..12].copy_from_slice(&3u32.to_le_bytes());
+        bad[8..12].copy_from_slice(&4u32.to_le_bytes());
         let err = decode_chunk(&bad, p).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "runs/x/chunks/c.brz: unsupported format version 3 (this build reads versions 1 to 2)"
+            "runs/x/chunks/c.brz: unsupported format version 4 (this build reads versions 1 to 3)"
         );
         let mut bad = bytes.clone();
         bad[8..12].copy_from_slice(&0u32.to_le_bytes());
@@ -1392,9 +1568,14 @@ mod tests {
     }
 
     /// Frames a body with a correct header and checksum, bypassing the encoder's checks.
+    /// `body`, a body without a list of sparring games, framed as a version-2 chunk.
     fn frame(body: &[u8]) -> Vec<u8> {
+        frame_as(RESIGNED_FORMAT_VERSION, body)
+    }
+
+    fn frame_as(version: u32, body: &[u8]) -> Vec<u8> {
         let mut bytes = MAGIC.to_vec();
-        bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        bytes.extend_from_slice(&version.to_le_bytes());
         bytes.extend_from_slice(&ENCODING_VERSION.to_le_bytes());
         bytes.extend_from_slice(&(body.len() as u64).to_le_bytes());
         bytes.extend_from_slice(&crc32fast::hash(body).to_le_bytes());
@@ -1638,14 +1819,16 @@ mod tests {
         #[test]
         fn mutated_bodies_never_panic(seed in any::<u64>(), edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..8)) {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            let chunk = random_chunk(&mut rng, 2, 1);
+            let mut chunk = random_chunk(&mut rng, 2, 1);
+            // Half the chunks have a list of sparring games (format version 3).
+            chunk.games[1].sparring = seed % 2 == 1;
             let bytes = encode_chunk(&chunk).unwrap();
             let mut body = bytes[HEADER_LEN..].to_vec();
             for (at, value) in edits {
                 let i = at % body.len();
                 body[i] = value;
             }
-            if let Err(e) = decode_chunk(&frame(&body), Path::new("m.brz")) {
+            if let Err(e) = decode_chunk(&frame_as(le_u32(&bytes, 8), &body), Path::new("m.brz")) {
                 prop_assert!(e.to_string().starts_with("m.brz: "));
             }
         }
