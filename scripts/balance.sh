@@ -6,6 +6,10 @@
 #
 #   scripts/balance.sh [DEPTH ...]        (default: 2 3 4 5)
 #
+# A DEPTH may also be a time a move, as `brandubh match` takes it: `scripts/balance.sh 1s`
+# plays `alphabeta:1s` against itself (give it an idle machine and THREADS=2, about an hour
+# on 2 cores; the depth it reaches, and so the figures, then depend on the machine).
+#
 # Environment: MATCHES (100), SEED (2026), THREADS (1), BRANDUBH (the binary; default a
 # release build of this checkout). Depth-limited alpha-beta is deterministic, so the
 # figures do not depend on the machine or its load; only the seconds do.
