@@ -355,8 +355,8 @@ fn a_resumed_iteration_counts_the_sparring_games_already_on_disk_as_sparring_gam
         (b.selfplay_games, b.sparring_games)
     );
     // And the metrics count exactly the iteration's chunks: sparring games apart, the
-    // rates over the others. (The games' moves may differ from the uninterrupted run's:
-    // the resumed workers' evaluators start afresh.)
+    // rates over the others. (The games after the cut may differ from the uninterrupted
+    // run's move for move: the resumed workers search them alongside other games.)
     let games = games_of(&dir, 2);
     let black = Some(brandubh_rules::Side::Black);
     let (sparring, others): (Vec<_>, Vec<_>) = games.iter().partition(|g| g.sparring);
