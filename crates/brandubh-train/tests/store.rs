@@ -158,10 +158,7 @@ fn the_learner_counts_the_actors_sparring_games_apart() {
     run_with_two_actors(&store, tmp.path(), &config);
     let bytes = store.get(RunLayout::METRICS).unwrap().unwrap();
     let text = String::from_utf8(bytes).unwrap();
-    let lines: Vec<metrics::IterationMetrics> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = metrics::parse_metrics(&text, Path::new(RunLayout::METRICS)).unwrap();
     assert_eq!(lines.len(), 2);
     for m in &lines {
         assert!(m.selfplay_games > 0);
