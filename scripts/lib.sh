@@ -8,7 +8,18 @@ brandubh_binary() {
   fi
 }
 
-# Prints the CPU's model name (empty where /proc/cpuinfo has none).
+# Prints the CPU's model name with its family and model numbers, as `brandubh bench` names it
+# (a virtual machine often gives only "Intel(R) Xeon(R) Processor"); empty where
+# /proc/cpuinfo has no model name.
 cpu_name() {
-  sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1
+  local name family model
+  name=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)
+  family=$(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)
+  model=$(sed -n 's/^model[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)
+  [ -n "$name" ] || return 0
+  if [ -n "$family" ] && [ -n "$model" ]; then
+    echo "$name (family $family, model $model)"
+  else
+    echo "$name"
+  fi
 }
