@@ -18,7 +18,7 @@ python3 - "$@" <<'PY'
 import json, sys
 
 def black_wins(path):
-    """(seed, {opening index: whether A won its Black game}, opponent)"""
+    """(seed, {opening index: whether A won its Black game}, agent A, opponent B)"""
     try:
         with open(path) as f:
             r = json.load(f)

@@ -1567,12 +1567,13 @@ mod tests {
         ));
     }
 
-    /// Frames a body with a correct header and checksum, bypassing the encoder's checks.
     /// `body`, a body without a list of sparring games, framed as a version-2 chunk.
     fn frame(body: &[u8]) -> Vec<u8> {
         frame_as(RESIGNED_FORMAT_VERSION, body)
     }
 
+    /// Frames `body` as a chunk of format `version` with a correct header and checksum,
+    /// bypassing the encoder's checks.
     fn frame_as(version: u32, body: &[u8]) -> Vec<u8> {
         let mut bytes = MAGIC.to_vec();
         bytes.extend_from_slice(&version.to_le_bytes());
