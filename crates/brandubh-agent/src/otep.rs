@@ -6,6 +6,18 @@
 //! The engine keeps its game in step with the host: every `opponent-move` and every `move`
 //! confirmation carries the host's position; when it differs from the engine's own, the
 //! engine adopts the host's (and logs it), losing only the repetition history.
+//!
+//! **Nothing unsolicited before the game.** OpenTafl's host hands every `status`, `error`,
+//! `move` and `analysis` line to its game display, which does not exist until it has
+//! started a game with the engine: a `status` line in reply to `rules` crashed OpenTafl
+//! 0.4.8.0b (`NullPointerException` in `ExternalEngineHost.handleStatusCommand`). So until
+//! the host's first `play` or `analyze`, the engine sends nothing (`hello` is sent by the
+//! caller before any command): what it would have said goes to the log, the rules notice
+//! waits and follows the first answer as a `status` line, and a refused rules string is
+//! reported in answer to that first `play` (`error -1`, after which OpenTafl resigns for
+//! the engine) or `analyze` (`error 0`: an analysis engine has no player to resign), and
+//! the engine exits with status 1. `move` only ever answers `play`, `analysis` only
+//! `analyze`.
 
 use std::time::{Duration, Instant};
 
@@ -266,6 +278,15 @@ pub struct EngineOptions {
     pub untimed_simulations: u32,
 }
 
+/// How the host started a game with the engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HostGame {
+    /// A `play`: the engine is a player.
+    Play,
+    /// An `analyze`: the engine is OpenTafl's analysis engine.
+    Analyze,
+}
+
 /// The engine's side of an OTEP session (see the module documentation).
 #[derive(Debug)]
 pub struct Engine {
@@ -281,6 +302,13 @@ pub struct Engine {
     last_sent: Option<(Position, brandubh_rules::Move)>,
     /// Moves the host refused (`error`) in a position: never sent there again.
     refused: Vec<(Position, brandubh_rules::Move)>,
+    /// How the host started a game (its first `play` or `analyze`): until then nothing is
+    /// sent (module documentation).
+    host_game: Option<HostGame>,
+    /// The rules notice, sent as a `status` line after the first answer.
+    notice: Option<String>,
+    /// Why the last rules string was refused: reported at the first `play` or `analyze`.
+    refusal: Option<String>,
 }
 
 impl Engine {
@@ -296,7 +324,17 @@ impl Engine {
             ours: None,
             last_sent: None,
             refused: Vec::new(),
+            host_game: None,
+            notice: None,
+            refusal: None,
         }
+    }
+
+    /// Why the rules string the host sent was refused, while that has not been reported
+    /// (no `play` or `analyze` came): a session that ends so has failed.
+    #[must_use]
+    pub fn refusal(&self) -> Option<&str> {
+        self.refusal.as_deref()
     }
 
     /// The first line to send: `hello`.
@@ -319,13 +357,18 @@ impl Engine {
             step.send(format!(
                 "error 0 command longer than {MAX_LINE} bytes ignored"
             ));
-            return step;
+        } else {
+            match parse_command(line) {
+                Ok(command) => self.handle(command, received, &mut step),
+                Err(e) => {
+                    step.log(format!("refused {line:?}: {e}"));
+                    step.send(format!("error 0 {e}"));
+                }
+            }
         }
-        match parse_command(line) {
-            Ok(command) => self.handle(command, received, &mut step),
-            Err(e) => {
-                step.log(format!("refused {line:?}: {e}"));
-                step.send(format!("error 0 {e}"));
+        if self.host_game.is_none() {
+            for line in std::mem::take(&mut step.send) {
+                step.log(format!("not sent before the host starts a game: {line}"));
             }
         }
         step
@@ -348,10 +391,13 @@ impl Engine {
             Command::Side(side) => self.set_side(side, step),
             Command::Clock(clock) => self.clock = Some(clock),
             Command::Play(side) => {
-                self.started = true;
-                self.ours = Some(side);
-                self.set_side(side, step);
-                self.play(side, received, step);
+                if self.start_game(HostGame::Play, step) {
+                    self.started = true;
+                    self.ours = Some(side);
+                    self.set_side(side, step);
+                    self.play(side, received, step);
+                    self.send_notice(step);
+                }
             }
             Command::OpponentMove { moves, position } => {
                 self.started = true;
@@ -367,7 +413,10 @@ impl Engine {
             }
             // Analysis has no game clock: its time counts from now.
             Command::Analyze { count, seconds } => {
-                self.analyze(count, seconds, Instant::now(), step)
+                if self.start_game(HostGame::Analyze, step) {
+                    self.analyze(count, seconds, Instant::now(), step);
+                    self.send_notice(step);
+                }
             }
             Command::Finish(code) => {
                 step.log(format!(
@@ -380,7 +429,7 @@ impl Engine {
                 self.refused.clear();
                 self.thinker.clear();
             }
-            Command::Goodbye => step.exit = Some(0),
+            Command::Goodbye => step.exit = Some(if self.refusal.is_some() { 1 } else { 0 }),
             Command::Error(code) => {
                 step.log(format!("the host refused our last move (error {code})"));
                 // The host will send its position and `play` again: try another move.
@@ -391,7 +440,41 @@ impl Engine {
         }
     }
 
+    /// The host starts (or goes on with) a game: reports a refusal of its rules string and
+    /// exits, or says the game can go on.
+    fn start_game(&mut self, game: HostGame, step: &mut Step) -> bool {
+        let game = *self.host_game.get_or_insert(game);
+        match self.refusal.take() {
+            Some(why) => {
+                self.refuse(game, &why, step);
+                false
+            }
+            None => true,
+        }
+    }
+
+    /// Sends a refusal of the rules and exits: `error -1` to a player, which OpenTafl then
+    /// resigns; `error 0` to an analysis engine, which has no player to resign (OpenTafl's
+    /// `-1` would call it).
+    fn refuse(&mut self, game: HostGame, why: &str, step: &mut Step) {
+        let code = match game {
+            HostGame::Play => -1,
+            HostGame::Analyze => 0,
+        };
+        step.send(format!("error {code} {why}"));
+        step.exit = Some(1);
+    }
+
+    /// Sends the rules notice, once, after the first answer to the host.
+    fn send_notice(&mut self, step: &mut Step) {
+        if let Some(text) = self.notice.take() {
+            step.send(format!("status {text}"));
+        }
+    }
+
     fn rules(&mut self, rules: &str, step: &mut Step) {
+        self.notice = None;
+        self.refusal = None;
         match otn::check_rules(rules) {
             Ok(deviations) => {
                 if !deviations.is_empty() {
@@ -400,7 +483,12 @@ impl Engine {
                         "playing RULES.md Brandubh 2.5W; settings played under RULES.md anyway: {}",
                         list.join("; ")
                     );
-                    step.send(format!("status {text}"));
+                    step.log(&text);
+                    if self.host_game.is_some() {
+                        step.send(format!("status {text}"));
+                    } else {
+                        self.notice = Some(text);
+                    }
                 }
                 if !self.started {
                     self.game = Game::default();
@@ -408,12 +496,17 @@ impl Engine {
                 }
             }
             Err(e) => {
-                step.log(format!("{e}"));
-                step.send(format!(
-                    "error -1 {e}; this engine plays Brandubh 2.5W only, e.g. rules {}",
+                let why = format!(
+                    "{e}; this engine plays Brandubh 2.5W only, e.g. rules {}",
                     otn::BRANDUBH_RULES
-                ));
-                step.exit = Some(1);
+                );
+                step.log(format!("refused the rules: {why}"));
+                if let Some(game) = self.host_game {
+                    self.refuse(game, &why, step);
+                } else {
+                    // Reported when the host starts the game (module documentation).
+                    self.refusal = Some(why);
+                }
             }
         }
     }

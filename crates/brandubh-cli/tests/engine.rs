@@ -122,6 +122,26 @@ impl Host {
         Some(line)
     }
 
+    /// Fails if the engine sends any line within `wait`: what a host before its first
+    /// `play` or `analyze` must see (OpenTafl has no game display to take a line yet).
+    fn assert_silent(&mut self, wait: Duration, after: &str) {
+        if let Ok(line) = self.lines.recv_timeout(wait) {
+            panic!("unsolicited line after {after:?}: {line:?}");
+        }
+    }
+
+    /// Fails if the engine sends anything but `status` lines within `wait`.
+    fn assert_silent_but_status(&mut self, wait: Duration) {
+        let t0 = Instant::now();
+        while let Some(left) = wait.checked_sub(t0.elapsed()) {
+            match self.lines.recv_timeout(left) {
+                Ok(line) if line.starts_with("status ") => self.received.push(line),
+                Ok(line) => panic!("unsolicited line: {line:?}"),
+                Err(_) => return,
+            }
+        }
+    }
+
     /// The next line that is not a `status` line.
     fn recv_reply(&mut self) -> String {
         loop {
@@ -512,6 +532,14 @@ fn finish_and_goodbye_end_games_and_the_session() {
 fn bad_input_gets_error_replies_and_the_engine_keeps_running() {
     let mut host = Host::start(&["--sims", "4"]);
     host.send(&format!("rules {}", otn::BRANDUBH_RULES));
+    // Before the host's first `play`, bad lines are logged, never answered.
+    host.send("fly to the moon");
+    host.send("position /3t3/");
+    host.assert_silent(Duration::from_millis(300), "bad lines before the game");
+    let (mv, _) = host.play(Side::White, None);
+    let mut game = Game::default();
+    game.play(mv).unwrap();
+    host.send(&format!("move {}", otn::write_position(game.position())));
     for line in [
         "fly to the moon",
         "play sideways",
@@ -533,26 +561,121 @@ fn bad_input_gets_error_replies_and_the_engine_keeps_running() {
     // The host's own messages need no reply: `hello`, `error` codes.
     host.send("hello");
     host.send("error 2");
-    // Still playing: White's first move.
-    let (mv, _) = host.play(Side::White, None);
-    assert!(Game::default().legal_moves().contains(&mv));
+    // Still playing: Black's reply.
+    let (mv, _) = host.play(Side::Black, None);
+    assert!(game.legal_moves().contains(&mv));
     // A closed stdin ends the engine cleanly.
     assert!(host.close().success());
 }
 
 #[test]
-fn rules_for_another_game_are_refused_with_an_error_line_and_a_clean_exit() {
-    for rules in [
+fn rules_for_another_game_are_refused_when_the_game_starts_and_the_engine_exits_1() {
+    let refused = [
         "dim:11 atkf:n start:/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/",
         "dim:7 esc:e atkf:n ks:w cenp:K cenhe:tT start:/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/",
         "not a rules string",
-    ] {
+    ];
+    for rules in refused {
+        // As a player: the refusal answers the first `play` as a critical error (OpenTafl
+        // shows it and resigns for the engine).
         let mut host = Host::start(&[]);
         host.send(&format!("rules {rules}"));
+        host.assert_silent(Duration::from_millis(300), "refused rules");
+        host.send("play attackers");
         let reply = host.recv_reply();
         assert!(reply.starts_with("error -1 "), "{reply}");
-        let status = host.wait();
-        assert_eq!(status.code(), Some(1), "{rules}");
+        assert!(reply.contains("Brandubh 2.5W only"), "{reply}");
+        assert_eq!(host.wait().code(), Some(1), "{rules}");
         assert!(host.recv().is_none(), "nothing after the error");
     }
+    // As OpenTafl's analysis engine: a non-critical error (no player to resign).
+    let mut host = Host::start(&[]);
+    host.send(&format!("rules {}", refused[1]));
+    host.send("analyze 3 1");
+    let reply = host.recv_reply();
+    assert!(reply.starts_with("error 0 "), "{reply}");
+    assert_eq!(host.wait().code(), Some(1));
+    // A session that ends before any game: exit status 1, nothing but `hello` sent.
+    let mut host = Host::start(&[]);
+    host.send(&format!("rules {}", refused[0]));
+    assert_eq!(host.close().code(), Some(1));
+}
+
+/// Which lines the engine sent, as OpenTafl 0.4.8.0b's host (`ExternalEngineHost`,
+/// `ExternalEnginePlayer`) drives a game: it sends `rules` as soon as the process starts
+/// (before the engine's `hello` may have arrived), and at each of the engine's turns
+/// `opponent-move` (after the opponent's move), `clock` (only with a clock), then `play`;
+/// each accepted move is confirmed with `move POSITION`. Its handlers of `status`, `error`,
+/// `move` and `analysis` need the game display, which exists only once the game has
+/// started, so nothing but `hello` may come before the first `play`.
+#[test]
+fn opentafl_game_start_order_gets_no_unsolicited_line() {
+    // The engine as White (moves first), with a clock, and the rules string of the README.
+    let mut host = Host::start(&["--sims", "4"]);
+    host.send(&format!("rules {}", otn::BRANDUBH_RULES));
+    host.assert_silent(Duration::from_millis(500), "rules");
+    host.send("clock 60000 60000 0 0 0 ");
+    host.assert_silent(Duration::from_millis(300), "clock");
+    host.send("play defenders");
+    let first = host.recv().unwrap();
+    assert!(
+        first.starts_with("move "),
+        "the first answer is the move: {first}"
+    );
+    let mv = otn::parse_move(first.strip_prefix("move ").unwrap()).unwrap();
+    let mut game = Game::default();
+    game.play(mv).unwrap();
+    host.send(&format!("move {}", otn::write_position(game.position())));
+    // The rules notice (tfr, ks) follows the move as a status line.
+    host.assert_silent_but_status(Duration::from_millis(300));
+    let reply = *game.legal_moves().first().unwrap();
+    game.play(reply).unwrap();
+    host.send(&format!(
+        "opponent-move {reply} {}",
+        otn::write_position(game.position())
+    ));
+    host.send("clock 59000 60000 0 0 0 ");
+    host.send("play defenders");
+    let second = host.recv_reply();
+    assert!(second.starts_with("move "), "{second}");
+    host.send("finish 0");
+    host.send("goodbye");
+    assert!(host.wait().success());
+    let notices = host
+        .received
+        .iter()
+        .filter(|l| l.contains("played under RULES.md anyway"))
+        .count();
+    assert_eq!(notices, 1, "the rules notice once: {:?}", host.received);
+
+    // The engine as Black (moves second), no clock: the first command after `rules` is
+    // the opponent's move.
+    let mut host = Host::start(&["--sims", "4"]);
+    host.send(&format!("rules {}", otn::BRANDUBH_RULES));
+    host.assert_silent(Duration::from_millis(300), "rules");
+    let mut game = Game::default();
+    let opening = *game.legal_moves().first().unwrap();
+    game.play(opening).unwrap();
+    host.send(&format!(
+        "opponent-move {opening} {}",
+        otn::write_position(game.position())
+    ));
+    host.assert_silent(Duration::from_millis(300), "opponent-move");
+    host.send("play attackers");
+    assert!(host.recv().unwrap().starts_with("move "));
+    host.send("goodbye");
+    assert!(host.wait().success());
+
+    // OpenTafl's analysis engine: rules, position and side, then `analyze`.
+    let mut host = Host::start(&[]);
+    host.send(&format!("rules {}", otn::BRANDUBH_RULES));
+    host.send(&format!(
+        "position {}",
+        otn::write_position(&Position::start())
+    ));
+    host.send("side defenders");
+    host.assert_silent(Duration::from_millis(300), "position and side");
+    host.send("analyze 2 1");
+    assert!(host.recv().unwrap().starts_with("analysis "));
+    assert!(host.close().success());
 }

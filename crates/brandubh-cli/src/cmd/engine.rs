@@ -28,7 +28,8 @@ const CLOCK_WAIT: Duration = Duration::from_millis(20);
 /// Install it in OpenTafl with an .ini file in OpenTafl's engines folder (see
 /// docs/opentafl/brandubh.ini) and the rules string of README "Play in OpenTafl". The
 /// engine plays RULES.md's Brandubh 2.5W: a rules string describing another game is
-/// refused with an `error -1` line and exit status 1.
+/// refused (an `error` line when the host starts the game) with exit status 1. Nothing
+/// but `hello` is sent before the host's first `play` or `analyze`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[arg(long, value_name = "FILE", help = super::play::AGENT_HELP)]
@@ -88,19 +89,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .context("--threads")?;
     }
     let mut w = out::stdout();
-    let agent = match agent_path(args.agent.as_deref()).and_then(|p| Ok(Agent::load(p)?)) {
-        Ok(a) => a,
-        Err(e) => {
-            // Tell the host too; the error is printed on stderr by main.
-            writeln!(
-                w,
-                "error -1 {}",
-                brandubh_agent::otep::ascii_line(&format!("{e:#}"))
-            )?;
-            out::flush(&mut w)?;
-            return Err(e);
-        }
-    };
+    // An agent that does not load ends the engine before its `hello`: OpenTafl then reports
+    // that the engine failed to start (an `error` line now would reach a host with no game
+    // to show it on; brandubh_agent::otep). main prints the error on stderr.
+    let agent = Agent::load(agent_path(args.agent.as_deref())?)?;
     let mut thinker = agent.thinker(args.seed)?;
     thinker.set_batch(usize::from(args.batch));
     let options = EngineOptions {
@@ -120,6 +112,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             None => match lines.recv() {
                 Ok(item) => item,
                 Err(_) => {
+                    if let Some(why) = engine.refusal() {
+                        log.line(
+                            t0,
+                            &format!("end of input without a game: refused the rules: {why}"),
+                        );
+                        return Ok(ExitCode::from(1));
+                    }
                     log.line(t0, "end of input: exiting");
                     return Ok(ExitCode::SUCCESS);
                 }
@@ -166,11 +165,19 @@ fn apply(
     Ok(step.exit)
 }
 
+/// Sends `lines` in one write: OpenTafl's host splits each read of the pipe at line breaks,
+/// so a line must never arrive in two reads.
 fn send(w: &mut impl Write, log: &mut Log, t0: Instant, lines: &[String]) -> anyhow::Result<()> {
+    if lines.is_empty() {
+        return Ok(());
+    }
+    let mut text = String::new();
     for line in lines {
-        writeln!(w, "{line}")?;
+        text.push_str(line);
+        text.push('\n');
         log.line(t0, &format!("> {line}"));
     }
+    w.write_all(text.as_bytes())?;
     out::flush(w)
 }
 
