@@ -3,9 +3,12 @@
 # ones train from scratch side by side for the same number of minutes, on the same machine at
 # the same time (so that whatever else runs there slows all alike), then each changed run's
 # last network meets the baseline's head to head, and every run plays the fixed opponents.
-# Results go to docs/ablations.md by hand.
+# Results go to docs/research/ablations.md by hand.
 #
 #   scripts/ablate.sh MINUTES BASELINE CHANGED [CHANGED ...]
+#   scripts/ablate.sh 30 configs/ablations/ablation-discount.toml configs/ablations/ablation-sims.toml
+#
+# The ablation configs and what each one tested: configs/ablations/README.md.
 #
 # The runs share the machine: set `selfplay.threads = 1` in every config on a 2-core
 # machine (two runs get half of it each, three a third each, so give three runs 1.5 times

@@ -11,7 +11,7 @@
 //! weights for moves no position allows) until they are subnormal, and x86 CPUs multiply
 //! subnormal numbers through a slow microcode assist: on the Intel Xeon of the later runs,
 //! self-play's network evaluations per second halved from the 45th iteration of a 48×5
-//! run on, as those weights crossed 2⁻¹²⁶ (docs/strength.md). A weight below 10⁻³⁰ times
+//! run on, as those weights crossed 2⁻¹²⁶ (docs/research/strength.md). A weight below 10⁻³⁰ times
 //! any activation the network makes is more than twenty orders of magnitude below an
 //! output's rounding step, so flushing it changes no output.
 //!

@@ -632,7 +632,7 @@ impl Trainer {
 /// for moves no position allows) until they are subnormal, and x86 CPUs multiply subnormal
 /// numbers through a slow microcode assist; the inference path flushes them when it folds
 /// the network ([`crate::folded`]), this does the same for training. Measured on an Intel
-/// Xeon (docs/strength.md): an iteration's 82 steps from a checkpoint carrying ~55,000
+/// Xeon (docs/research/strength.md): an iteration's 82 steps from a checkpoint carrying ~55,000
 /// subnormal weights took 52–53 s instead of 56 s, with the same losses.
 struct FlushTiny;
 

@@ -182,7 +182,7 @@ pub struct SelfPlayConfig {
     /// played while another is not, and gets no share of the policy target, so that
     /// Black's targets show the defence against the short tactics its network misses.
     /// White's moves are not proven (the solver in self-play, which proves both sides'
-    /// wins, lost its ablation: docs/ablations.md). Range 0–7. Default `0`: off (not
+    /// wins, lost its ablation: docs/research/ablations.md). Range 0–7. Default `0`: off (not
     /// written to files then).
     #[serde(skip_serializing_if = "is_zero_u32")]
     pub black_proof_plies: u32,

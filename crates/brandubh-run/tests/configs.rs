@@ -6,7 +6,7 @@
     reason = "tests may unwrap: a panic is a failed test"
 )]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use brandubh_run::config::RunConfig;
 
@@ -14,37 +14,58 @@ fn configs_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../configs")
 }
 
+/// Every `*.toml` under `dir`, in its subdirectories too (`configs/ablations/`), sorted.
+fn toml_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("readable directory") {
+        let path = entry.expect("readable entry").path();
+        if path.is_dir() {
+            files.extend(toml_files(&path));
+        } else if path.extension().is_some_and(|e| e == "toml") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    files
+}
+
 #[test]
 fn every_shipped_config_parses_and_validates() {
     let mut names = Vec::new();
-    for entry in std::fs::read_dir(configs_dir()).expect("configs/ exists") {
-        let path = entry.expect("readable entry").path();
-        if path.extension().is_some_and(|e| e == "toml") {
-            let config = RunConfig::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
-            // What is written back reads back the same.
-            let text = config.to_toml_string().unwrap();
-            assert_eq!(RunConfig::from_toml_str(&text, "again").unwrap(), config);
-            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
-            // NAME-stageN.toml continues the run of NAME.toml, so it keeps that name.
-            let run = stem
-                .split_once("-stage")
-                .map_or(stem.as_str(), |(run, _)| run);
-            assert_eq!(
-                config.name,
-                run,
-                "{}: name should match the file",
-                path.display()
-            );
-            names.push(stem);
-        }
+    let files = toml_files(&configs_dir());
+    for path in &files {
+        let config = RunConfig::from_file(path).unwrap_or_else(|e| panic!("{e}"));
+        // What is written back reads back the same.
+        let text = config.to_toml_string().unwrap();
+        assert_eq!(RunConfig::from_toml_str(&text, "again").unwrap(), config);
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        // NAME-stageN.toml continues the run of NAME.toml, so it keeps that name.
+        let run = stem
+            .split_once("-stage")
+            .map_or(stem.as_str(), |(run, _)| run);
+        assert_eq!(
+            config.name,
+            run,
+            "{}: name should match the file",
+            path.display()
+        );
+        names.push(stem);
     }
-    names.sort();
-    for required in ["default", "gpu", "quick", "tiny"] {
+    for required in ["default", "gpu", "quick", "tiny", "ablation-discount"] {
         assert!(
             names.iter().any(|n| n == required),
-            "configs/{required}.toml missing"
+            "{required}.toml missing under configs/"
         );
     }
+    // The configs a user runs stay at the top; experiments go under configs/ablations/.
+    let top = files
+        .iter()
+        .filter(|p| p.parent() == Some(configs_dir().as_path()))
+        .count();
+    assert!(
+        top <= 10,
+        "{top} configs at the top of configs/ (at most 10)"
+    );
 }
 
 #[test]

@@ -32,7 +32,7 @@ pub struct SearchConfig {
     /// fewer, each with at most [`ROOT_PROOF_NODES`] positions; a move so proven is a
     /// proven loss or win (never played while another move is not proven lost, and out
     /// of the policy target; the fastest proven win is played). Lines longer than the
-    /// tree is deep, which the network's priors can hide (docs/ablations.md, "The
+    /// tree is deep, which the network's priors can hide (docs/research/ablations.md, "The
     /// play-time search"). They do not need the solver: without it, the root's moves are
     /// the only ones proven (self-play's `black_proof_plies`). Under a deadline the
     /// proofs end at it. 0: off (default); at most [`MAX_ROOT_PROOF_PLIES`].

@@ -118,7 +118,7 @@ pub struct SearchSettings {
     /// MCTS-Solver: prove wins and losses inside the tree (see
     /// [`crate::SearchConfig::solver`]). `true` or `false` for every search; unset (the
     /// default) is on in play ([`SearchSettings::play_config`]) and off in self-play
-    /// ([`SearchSettings::search_config`]), as measured in docs/ablations.md: it makes
+    /// ([`SearchSettings::search_config`]), as measured in docs/research/ablations.md: it makes
     /// play stronger, and early self-play games so one-sided that Black learns less.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub solver: Option<bool>,
