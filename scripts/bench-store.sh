@@ -10,7 +10,7 @@
 #           gather time (selfplay_s of that iteration: list, get, check and replay every
 #           move, copy into the cache, record) gives chunks/s and positions/s.
 # The store is a directory (file://) unless STORE is set (e.g. STORE=s3://bucket/bench with
-# the AWS_* variables of README "Training on many machines").
+# the AWS_* variables of docs/guide/distributed.md).
 #
 # GAMES=N overrides games_per_iteration (more games, steadier figures).
 #

@@ -610,7 +610,8 @@ fn rules_for_another_game_are_refused_when_the_game_starts_and_the_engine_exits_
 /// started, so nothing but `hello` may come before the first `play`.
 #[test]
 fn opentafl_game_start_order_gets_no_unsolicited_line() {
-    // The engine as White (moves first), with a clock, and the rules string of the README.
+    // The engine as White (moves first), with a clock, and the rules string of
+    // docs/guide/opentafl.md.
     let mut host = Host::start(&["--sims", "4"]);
     host.send(&format!("rules {}", otn::BRANDUBH_RULES));
     host.assert_silent(Duration::from_millis(500), "rules");

@@ -58,7 +58,7 @@ impl Location {
         if authority.contains('@') {
             return Err(refuse(
                 text,
-                "credentials in the URL are not accepted: give them in the environment (README, \"Training on many machines\")",
+                "credentials in the URL are not accepted: give them in the environment (docs/guide/distributed.md)",
             ));
         }
         let prefix = clean_prefix(text, path)?;

@@ -26,7 +26,7 @@ const CLOCK_WAIT: Duration = Duration::from_millis(20);
 /// Run an agent as an OpenTafl engine (OTEP on stdin/stdout).
 ///
 /// Install it in OpenTafl with an .ini file in OpenTafl's engines folder (see
-/// docs/opentafl/brandubh.ini) and the rules string of README "Play in OpenTafl". The
+/// docs/opentafl/brandubh.ini) and the rules string of docs/guide/opentafl.md. The
 /// engine plays RULES.md's Brandubh 2.5W: a rules string describing another game is
 /// refused (an `error` line when the host starts the game) with exit status 1. Nothing
 /// but `hello` is sent before the host's first `play` or `analyze`.
