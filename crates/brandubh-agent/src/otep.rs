@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 use brandubh_rules::{Game, Position, Side};
 use thiserror::Error;
 
-use crate::agent::{Analysis, Budget};
+use crate::agent::{Analysis, Budget, MoveStats};
 use crate::clock::{GameClock, SideClock, TimeManager};
 use crate::otn;
 use crate::thinker::Thinker;
@@ -339,6 +339,19 @@ pub struct Engine {
     notice: Option<String>,
     /// Why the last rules string was refused: reported at the first `play` or `analyze`.
     refusal: Option<String>,
+    /// What the host does at a third repetition (its rules string's `tfr`).
+    host_repetition: otn::ThirdRepetition,
+}
+
+/// How the host would end a game at a third repetition, for the engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HostVerdict {
+    /// The engine would win.
+    Win,
+    /// A draw.
+    Draw,
+    /// The engine would lose.
+    Loss,
 }
 
 impl Engine {
@@ -357,6 +370,7 @@ impl Engine {
             host_game: None,
             notice: None,
             refusal: None,
+            host_repetition: otn::ThirdRepetition::Draw,
         }
     }
 
@@ -519,6 +533,7 @@ impl Engine {
         self.refusal = None;
         match otn::check_rules(rules) {
             Ok(deviations) => {
+                self.host_repetition = otn::third_repetition(rules);
                 if !deviations.is_empty() {
                     let list: Vec<String> = deviations.iter().map(ToString::to_string).collect();
                     let text = format!(
@@ -656,11 +671,20 @@ impl Engine {
         match self.thinker.think_until(&self.game, budget, deadline) {
             Ok(a) => {
                 let here = *self.game.position();
-                let allowed = |m: &brandubh_rules::Move| !self.refused.contains(&(here, *m));
-                let Some(mv) = a.moves.iter().map(|m| m.mv).find(allowed) else {
+                let allowed: Vec<&MoveStats> = a
+                    .moves
+                    .iter()
+                    .filter(|m| !self.refused.contains(&(here, m.mv)))
+                    .collect();
+                let Some(first) = allowed.first() else {
                     step.send("error 0 the host refused every legal move here");
                     return;
                 };
+                let mv = allowed
+                    .iter()
+                    .find(|m| self.host_accepts(m.mv, m.q.unwrap_or(a.value), step))
+                    .unwrap_or(first)
+                    .mv;
                 self.last_sent = Some((here, mv));
                 step.send(format!("move {}", otn::write_move(mv)));
                 let used = received.elapsed();
@@ -685,6 +709,57 @@ impl Engine {
                 step.send(format!("error 0 search failed: {e}"));
             }
         }
+    }
+
+    /// Whether the engine may play `mv` (its search's value `q` for the side to move) as
+    /// far as the host's repetition rule goes: OpenTafl ends a game at a position's third
+    /// occurrence (RULES.md plays on to the fifth, rule 8.4), so a move is skipped when
+    /// that ending, after it or after a reply the opponent can choose, is a loss for the
+    /// engine, or a draw while the search expects better (`q` > 0). Logs a skipped move.
+    fn host_accepts(&self, mv: brandubh_rules::Move, q: f32, step: &mut Step) -> bool {
+        let verdict = self.host_verdict(mv);
+        let ok = match verdict {
+            Some(HostVerdict::Loss) => false,
+            Some(HostVerdict::Draw) => q <= 0.0,
+            Some(HostVerdict::Win) | None => true,
+        };
+        if !ok {
+            step.log(format!(
+                "not playing {mv} (value {q:+.3}): the host would end the game at a third \
+                 repetition ({verdict:?} for us)"
+            ));
+        }
+        ok
+    }
+
+    /// How the host would end the game at a third repetition right after `mv`, or after
+    /// the opponent's worst reply for the engine (a reply that wins the opponent the game
+    /// or draws it); `None` where neither can repeat a position a third time.
+    fn host_verdict(&self, mv: brandubh_rules::Move) -> Option<HostVerdict> {
+        use otn::ThirdRepetition::{Draw, MoverLoses, MoverWins};
+        let verdict = |engine_moved: bool| match (self.host_repetition, engine_moved) {
+            (Draw, _) => HostVerdict::Draw,
+            (MoverWins, true) | (MoverLoses, false) => HostVerdict::Win,
+            (MoverWins, false) | (MoverLoses, true) => HostVerdict::Loss,
+        };
+        let mut after = self.game.clone();
+        after.play(mv).ok()?;
+        if after.repetitions() >= 3 {
+            return Some(verdict(true));
+        }
+        let mut worst = None;
+        for reply in after.legal_moves() {
+            let mut next = after.clone();
+            if next.play(reply).is_ok() && next.repetitions() >= 3 {
+                match verdict(false) {
+                    HostVerdict::Loss => return Some(HostVerdict::Loss),
+                    HostVerdict::Draw => worst = Some(HostVerdict::Draw),
+                    // The opponent would not choose to lose.
+                    HostVerdict::Win => {}
+                }
+            }
+        }
+        worst
     }
 
     fn analyze(&mut self, count: u32, seconds: u32, received: Instant, step: &mut Step) {
@@ -914,6 +989,55 @@ mod tests {
             !step.send.iter().any(|l| l.starts_with("error")),
             "{step:?}"
         );
+    }
+
+    /// The start position after `plies` of the cycle c4-c5 a4-a5 c5-c4 a5-a4: the start
+    /// occurs a third time after ply 8.
+    fn cycled(plies: usize) -> Game {
+        let cycle = ["c4-c5", "a4-a5", "c5-c4", "a5-a4"];
+        let mut game = Game::default();
+        for text in cycle.iter().cycle().take(plies) {
+            game.play(text.parse().unwrap()).unwrap();
+        }
+        game
+    }
+
+    #[test]
+    fn the_hosts_third_repetition_is_seen_coming() {
+        let now = Instant::now();
+        let mv = |t: &str| -> brandubh_rules::Move { t.parse().unwrap() };
+        let verdicts = |tfr: &str, plies: usize, m: &str| {
+            let mut engine = tiny_engine();
+            let rules = otn::BRANDUBH_RULES.replace("tfr:l", tfr);
+            engine.handle_line(&format!("rules {rules}"), now);
+            engine.game = cycled(plies);
+            engine.host_verdict(mv(m))
+        };
+        // Black's a5-a4 after 7 plies repeats the start a third time: OpenTafl's tfr:l
+        // gives the game to the player who repeats, tfr:w to the other, tfr:d draws.
+        assert_eq!(verdicts("tfr:l", 7, "a5-a4"), Some(HostVerdict::Win));
+        assert_eq!(verdicts("tfr:w", 7, "a5-a4"), Some(HostVerdict::Loss));
+        assert_eq!(verdicts("tfr:d", 7, "a5-a4"), Some(HostVerdict::Draw));
+        assert_eq!(verdicts("tfr:l", 7, "d7-e7"), None);
+        // One ply earlier White's c5-c4 lets Black repeat: a loss under tfr:l, a draw
+        // under tfr:d, nothing under tfr:w (Black would not choose to lose).
+        assert_eq!(verdicts("tfr:l", 6, "c5-c4"), Some(HostVerdict::Loss));
+        assert_eq!(verdicts("tfr:d", 6, "c5-c4"), Some(HostVerdict::Draw));
+        assert_eq!(verdicts("tfr:w", 6, "c5-c4"), None);
+
+        // Playing: of the two moves left (the host refused the others), the engine skips
+        // the one the host would count as its loss, whichever its search prefers.
+        let mut engine = tiny_engine();
+        engine.handle_line(&format!("rules {}", otn::BRANDUBH_RULES), now);
+        engine.game = cycled(6);
+        let here = *engine.game.position();
+        for m in engine.game.legal_moves() {
+            if m != mv("c5-c4") && m != mv("e4-e5") {
+                engine.refused.push((here, m));
+            }
+        }
+        let step = engine.handle_line("play defenders", now);
+        assert_eq!(sent_move(&step), "e4-e5", "{step:?}");
     }
 
     #[test]
