@@ -23,3 +23,15 @@ cpu_name() {
     echo "$name"
   fi
 }
+
+# Sets `out` to the folder OUT names (created if missing), or to a temporary folder that is
+# removed when the script exits.
+out_dir() {
+  if [ -n "${OUT:-}" ]; then
+    out=$OUT
+    mkdir -p "$out"
+  else
+    out=$(mktemp -d)
+    trap 'rm -rf "$out"' EXIT
+  fi
+}

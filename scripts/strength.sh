@@ -27,13 +27,7 @@ seed=${SEED:-2026}
 threads=${THREADS:-0}
 . scripts/lib.sh
 brandubh_binary
-if [ -n "${OUT:-}" ]; then
-  out=$OUT
-  mkdir -p "$out"
-else
-  out=$(mktemp -d)
-  trap 'rm -rf "$out"' EXIT
-fi
+out_dir
 cpu=$(cpu_name)
 echo "# $agent: $matches matches per opponent, seed $seed, $(nproc) cores, ${cpu:-unknown CPU}" >&2
 reports=()

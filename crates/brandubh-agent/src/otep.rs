@@ -18,13 +18,23 @@
 //! the engine) or `analyze` (`error 0`: an analysis engine has no player to resign), and
 //! the engine exits with status 1. `move` only ever answers `play`, `analysis` only
 //! `analyze`.
+//!
+//! **What else the host cannot take.** OpenTafl splits each read of the pipe at line
+//! breaks and ends itself on an exception in its reader thread (a cut `analysis` or `move`
+//! line throws), so a line never spans two writes and a write is at most [`MAX_WRITE`]
+//! bytes. It shows every `error` in a dialog box: a request it sends in good faith (an
+//! analysis of a finished game) is answered with a `status` line instead. It does not end
+//! a game when the attackers have no legal move (RULES.md 8.5), so a `play` in a position
+//! RULES.md has ended for the engine is answered with `error -1` (OpenTafl resigns for
+//! it). Its in-game `dumplasteval` sends `dump N` without a line break: the debug request
+//! is dropped and the command glued to it is kept.
 
 use std::time::{Duration, Instant};
 
 use brandubh_rules::{Game, Position, Side};
 use thiserror::Error;
 
-use crate::agent::{Analysis, Budget};
+use crate::agent::{Analysis, Budget, MoveStats};
 use crate::clock::{GameClock, SideClock, TimeManager};
 use crate::otn;
 use crate::thinker::Thinker;
@@ -37,6 +47,13 @@ pub const MAX_ANALYSIS_MOVES: u32 = 50;
 pub const MAX_LINE_MOVES: usize = 12;
 /// Longest analysis accepted, in seconds.
 pub const MAX_ANALYSIS_SECONDS: u32 = 3600;
+/// Most bytes the engine writes at once, line breaks included, and so the longest line it
+/// sends (less its line break). OpenTafl's host splits each read of the pipe at line
+/// breaks and takes the pieces as whole commands: a line cut across two reads is taken as
+/// two broken ones, and a broken `analysis` or `move` line ends OpenTafl (an uncaught
+/// exception). A pipe write of at most `PIPE_BUF` bytes (4096 on Linux) reaches the reader
+/// whole.
+pub const MAX_WRITE: usize = 4096;
 
 /// A command from the host.
 #[derive(Clone, Debug, PartialEq)]
@@ -246,13 +263,26 @@ pub struct Step {
 }
 
 impl Step {
+    /// Queues a protocol line: printable ASCII, at most [`MAX_WRITE`] - 1 bytes (a longer
+    /// one, such as a notice listing a huge rules string's settings, is cut).
     fn send(&mut self, line: impl Into<String>) {
-        self.send.push(ascii_line(&line.into()));
+        let mut line = ascii_line(&line.into());
+        line.truncate(MAX_WRITE - 1);
+        self.send.push(line);
     }
 
     fn log(&mut self, line: impl Into<String>) {
         self.log.push(line.into());
     }
+}
+
+/// The rest of a line that starts with OpenTafl's `dump [N]` (its evaluation-dump request,
+/// sent without a line break), or `None` for any other line.
+fn strip_dump(line: &str) -> Option<&str> {
+    let rest = line.trim_start().strip_prefix("dump")?;
+    let rest = rest.trim_start_matches(' ');
+    let rest = rest.strip_prefix('-').unwrap_or(rest);
+    Some(rest.trim_start_matches(|c: char| c.is_ascii_digit()))
 }
 
 /// `text` as one protocol line: printable ASCII only (anything else becomes `?`).
@@ -309,6 +339,19 @@ pub struct Engine {
     notice: Option<String>,
     /// Why the last rules string was refused: reported at the first `play` or `analyze`.
     refusal: Option<String>,
+    /// What the host does at a third repetition (its rules string's `tfr`).
+    host_repetition: otn::ThirdRepetition,
+}
+
+/// How the host would end a game at a third repetition, for the engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HostVerdict {
+    /// The engine would win.
+    Win,
+    /// A draw.
+    Draw,
+    /// The engine would lose.
+    Loss,
 }
 
 impl Engine {
@@ -327,6 +370,7 @@ impl Engine {
             host_game: None,
             notice: None,
             refusal: None,
+            host_repetition: otn::ThirdRepetition::Draw,
         }
     }
 
@@ -353,6 +397,18 @@ impl Engine {
     /// `play` runs from then).
     pub fn handle_line(&mut self, line: &str, received: Instant) -> Step {
         let mut step = Step::default();
+        // OpenTafl's `dumplasteval` sends `dump N` without a line break, so the host's next
+        // command follows on the same line: drop the debug request, keep the command.
+        let line = match strip_dump(line) {
+            Some(rest) => {
+                step.log("OpenTafl's debug `dump` request ignored");
+                if rest.is_empty() {
+                    return step;
+                }
+                rest
+            }
+            None => line,
+        };
         if line.len() > MAX_LINE {
             step.send(format!(
                 "error 0 command longer than {MAX_LINE} bytes ignored"
@@ -477,6 +533,7 @@ impl Engine {
         self.refusal = None;
         match otn::check_rules(rules) {
             Ok(deviations) => {
+                self.host_repetition = otn::third_repetition(rules);
                 if !deviations.is_empty() {
                     let list: Vec<String> = deviations.iter().map(ToString::to_string).collect();
                     let text = format!(
@@ -576,9 +633,22 @@ impl Engine {
             // position.
             self.game = Game::new(*self.game.position());
         }
-        if self.game.is_over() || self.game.side_to_move() != side {
+        if let Some(outcome) = self.game.outcome() {
+            // RULES.md ends the game here although the host plays on (OpenTafl does not end
+            // a game when the attackers have no legal move, rule 8.5). Having lost, the
+            // engine resigns: `error -1`, on which OpenTafl resigns for it; a game it has
+            // won is only reported.
+            let code = if outcome.winner == side { 0 } else { -1 };
+            let resign = if code < 0 { "; resigning" } else { "" };
             step.send(format!(
-                "error 0 no legal move for the {} here",
+                "error {code} the game is over for the {} under RULES.md ({outcome}){resign}",
+                side_word(side)
+            ));
+            return;
+        }
+        if self.game.side_to_move() != side {
+            step.send(format!(
+                "error 0 cannot play for the {} here",
                 side_word(side)
             ));
             return;
@@ -601,11 +671,20 @@ impl Engine {
         match self.thinker.think_until(&self.game, budget, deadline) {
             Ok(a) => {
                 let here = *self.game.position();
-                let allowed = |m: &brandubh_rules::Move| !self.refused.contains(&(here, *m));
-                let Some(mv) = a.moves.iter().map(|m| m.mv).find(allowed) else {
+                let allowed: Vec<&MoveStats> = a
+                    .moves
+                    .iter()
+                    .filter(|m| !self.refused.contains(&(here, m.mv)))
+                    .collect();
+                let Some(first) = allowed.first() else {
                     step.send("error 0 the host refused every legal move here");
                     return;
                 };
+                let mv = allowed
+                    .iter()
+                    .find(|m| self.host_accepts(m.mv, m.q.unwrap_or(a.value), step))
+                    .unwrap_or(first)
+                    .mv;
                 self.last_sent = Some((here, mv));
                 step.send(format!("move {}", otn::write_move(mv)));
                 let used = received.elapsed();
@@ -632,12 +711,66 @@ impl Engine {
         }
     }
 
+    /// Whether the engine may play `mv` (its search's value `q` for the side to move) as
+    /// far as the host's repetition rule goes: OpenTafl ends a game at a position's third
+    /// occurrence (RULES.md plays on to the fifth, rule 8.4), so a move is skipped when
+    /// that ending, after it or after a reply the opponent can choose, is a loss for the
+    /// engine, or a draw while the search expects better (`q` > 0). Logs a skipped move.
+    fn host_accepts(&self, mv: brandubh_rules::Move, q: f32, step: &mut Step) -> bool {
+        let verdict = self.host_verdict(mv);
+        let ok = match verdict {
+            Some(HostVerdict::Loss) => false,
+            Some(HostVerdict::Draw) => q <= 0.0,
+            Some(HostVerdict::Win) | None => true,
+        };
+        if !ok {
+            step.log(format!(
+                "not playing {mv} (value {q:+.3}): the host would end the game at a third \
+                 repetition ({verdict:?} for us)"
+            ));
+        }
+        ok
+    }
+
+    /// How the host would end the game at a third repetition right after `mv`, or after
+    /// the opponent's worst reply for the engine (a reply that wins the opponent the game
+    /// or draws it); `None` where neither can repeat a position a third time.
+    fn host_verdict(&self, mv: brandubh_rules::Move) -> Option<HostVerdict> {
+        use otn::ThirdRepetition::{Draw, MoverLoses, MoverWins};
+        let verdict = |engine_moved: bool| match (self.host_repetition, engine_moved) {
+            (Draw, _) => HostVerdict::Draw,
+            (MoverWins, true) | (MoverLoses, false) => HostVerdict::Win,
+            (MoverWins, false) | (MoverLoses, true) => HostVerdict::Loss,
+        };
+        let mut after = self.game.clone();
+        after.play(mv).ok()?;
+        if after.repetitions() >= 3 {
+            return Some(verdict(true));
+        }
+        let mut worst = None;
+        for reply in after.legal_moves() {
+            let mut next = after.clone();
+            if next.play(reply).is_ok() && next.repetitions() >= 3 {
+                match verdict(false) {
+                    HostVerdict::Loss => return Some(HostVerdict::Loss),
+                    HostVerdict::Draw => worst = Some(HostVerdict::Draw),
+                    // The opponent would not choose to lose.
+                    HostVerdict::Win => {}
+                }
+            }
+        }
+        worst
+    }
+
     fn analyze(&mut self, count: u32, seconds: u32, received: Instant, step: &mut Step) {
         if self.game.is_over() {
             self.game = Game::new(*self.game.position());
         }
-        if self.game.is_over() {
-            step.send("error 0 the game is over here: nothing to analyze");
+        if let Some(outcome) = self.game.outcome() {
+            // A status line, not an error: OpenTafl shows errors in a dialog box.
+            step.send(format!(
+                "status the game is over here under RULES.md ({outcome}): nothing to analyze"
+            ));
             return;
         }
         let time = Duration::from_secs(u64::from(seconds)).saturating_sub(self.options.time.margin);
@@ -655,9 +788,9 @@ impl Engine {
     /// the side to move.
     fn analysis_line(&self, a: &Analysis, count: u32) -> String {
         let count = count.min(MAX_ANALYSIS_MOVES) as usize;
-        let mut shown: Vec<String> = Vec::new();
+        let mut entries: Vec<String> = Vec::new();
         for (i, m) in a.moves.iter().enumerate() {
-            if shown.len() >= count || (i > 0 && m.visits == 0) {
+            if entries.len() >= count || (i > 0 && m.visits == 0) {
                 break;
             }
             let line: Vec<String> = self
@@ -667,10 +800,27 @@ impl Engine {
                 .map(otn::write_move)
                 .collect();
             let value = m.q.unwrap_or(a.value);
-            shown.push(format!("{} {value:.3}", line.join("|")));
+            entries.push(format!("{} {value:.3}", line.join("|")));
         }
-        format!("analysis {} {}", shown.len(), shown.join(" "))
+        fit_analysis(&entries)
     }
+}
+
+/// `analysis K entry ...` with as many of `entries` (`line value`, best first) as fit in
+/// one write ([`MAX_WRITE`]): a cut `analysis` line would end OpenTafl, so the entries
+/// that do not fit are left out whole (the first always fits: at most
+/// [`MAX_LINE_MOVES`] moves).
+fn fit_analysis(entries: &[String]) -> String {
+    let mut shown: Vec<&str> = Vec::new();
+    let mut len = "analysis 50 ".len();
+    for entry in entries {
+        if !shown.is_empty() && len + 1 + entry.len() >= MAX_WRITE {
+            break;
+        }
+        len += 1 + entry.len();
+        shown.push(entry);
+    }
+    format!("analysis {} {}", shown.len(), shown.join(" "))
 }
 
 #[cfg(test)]
@@ -782,6 +932,135 @@ mod tests {
         assert!(step.log.iter().any(|l| l.contains("adopting")), "{step:?}");
         assert_eq!(engine.game().ply(), 0);
         assert_eq!(engine.game().side_to_move(), Side::Black);
+    }
+
+    #[test]
+    fn opentafls_dump_request_without_a_line_break_keeps_the_next_command() {
+        assert_eq!(strip_dump("dump 0"), Some(""));
+        assert_eq!(
+            strip_dump("dump 0finish 2"),
+            Some("finish 2"),
+            "OpenTafl sends no line break after dump"
+        );
+        assert_eq!(
+            strip_dump("dump 12opponent-move d5-f5 /7/"),
+            Some("opponent-move d5-f5 /7/")
+        );
+        assert_eq!(strip_dump("dump"), Some(""));
+        assert_eq!(strip_dump("play attackers"), None);
+        let mut engine = tiny_engine();
+        let now = Instant::now();
+        engine.handle_line(&format!("rules {}", otn::BRANDUBH_RULES), now);
+        let step = engine.handle_line("dump 0play defenders", now);
+        assert!(step.send.iter().any(|l| l.starts_with("move ")), "{step:?}");
+        assert!(
+            !step.send.iter().any(|l| l.starts_with("error")),
+            "{step:?}"
+        );
+        let step = engine.handle_line("dump 0", now);
+        assert!(step.send.is_empty(), "{step:?}");
+    }
+
+    #[test]
+    fn without_a_legal_move_the_engine_resigns_and_does_not_analyze() {
+        // Black's only piece, b1, is boxed in by the corner and two defenders: RULES.md 8.5
+        // ends the game (White wins), which OpenTafl does not check for the attackers.
+        let pos: Position = "7/7/7/3K3/7/1D5/1AD4 b".parse().unwrap();
+        let record = otn::write_position(&pos);
+        let now = Instant::now();
+        let mut engine = tiny_engine();
+        engine.handle_line(&format!("rules {}", otn::BRANDUBH_RULES), now);
+        engine.handle_line(&format!("position {record}"), now);
+        let step = engine.handle_line("play attackers", now);
+        assert_eq!(step.send.len(), 2, "{step:?}");
+        assert!(step.send[0].starts_with("error -1 "), "{step:?}");
+        assert!(step.send[0].contains("resigning"), "{step:?}");
+        // As OpenTafl's analysis engine: a status line, not an error dialog.
+        let mut engine = tiny_engine();
+        engine.handle_line(&format!("rules {}", otn::BRANDUBH_RULES), now);
+        engine.handle_line(&format!("position {record}"), now);
+        engine.handle_line("side attackers", now);
+        let step = engine.handle_line("analyze 3 1", now);
+        assert!(
+            step.send[0].starts_with("status the game is over"),
+            "{step:?}"
+        );
+        assert!(
+            !step.send.iter().any(|l| l.starts_with("error")),
+            "{step:?}"
+        );
+    }
+
+    /// The start position after `plies` of the cycle c4-c5 a4-a5 c5-c4 a5-a4: the start
+    /// occurs a third time after ply 8.
+    fn cycled(plies: usize) -> Game {
+        let cycle = ["c4-c5", "a4-a5", "c5-c4", "a5-a4"];
+        let mut game = Game::default();
+        for text in cycle.iter().cycle().take(plies) {
+            game.play(text.parse().unwrap()).unwrap();
+        }
+        game
+    }
+
+    #[test]
+    fn the_hosts_third_repetition_is_seen_coming() {
+        let now = Instant::now();
+        let mv = |t: &str| -> brandubh_rules::Move { t.parse().unwrap() };
+        let verdicts = |tfr: &str, plies: usize, m: &str| {
+            let mut engine = tiny_engine();
+            let rules = otn::BRANDUBH_RULES.replace("tfr:l", tfr);
+            engine.handle_line(&format!("rules {rules}"), now);
+            engine.game = cycled(plies);
+            engine.host_verdict(mv(m))
+        };
+        // Black's a5-a4 after 7 plies repeats the start a third time: OpenTafl's tfr:l
+        // gives the game to the player who repeats, tfr:w to the other, tfr:d draws.
+        assert_eq!(verdicts("tfr:l", 7, "a5-a4"), Some(HostVerdict::Win));
+        assert_eq!(verdicts("tfr:w", 7, "a5-a4"), Some(HostVerdict::Loss));
+        assert_eq!(verdicts("tfr:d", 7, "a5-a4"), Some(HostVerdict::Draw));
+        assert_eq!(verdicts("tfr:l", 7, "d7-e7"), None);
+        // One ply earlier White's c5-c4 lets Black repeat: a loss under tfr:l, a draw
+        // under tfr:d, nothing under tfr:w (Black would not choose to lose).
+        assert_eq!(verdicts("tfr:l", 6, "c5-c4"), Some(HostVerdict::Loss));
+        assert_eq!(verdicts("tfr:d", 6, "c5-c4"), Some(HostVerdict::Draw));
+        assert_eq!(verdicts("tfr:w", 6, "c5-c4"), None);
+
+        // Playing: of the two moves left (the host refused the others), the engine skips
+        // the one the host would count as its loss, whichever its search prefers.
+        let mut engine = tiny_engine();
+        engine.handle_line(&format!("rules {}", otn::BRANDUBH_RULES), now);
+        engine.game = cycled(6);
+        let here = *engine.game.position();
+        for m in engine.game.legal_moves() {
+            if m != mv("c5-c4") && m != mv("e4-e5") {
+                engine.refused.push((here, m));
+            }
+        }
+        let step = engine.handle_line("play defenders", now);
+        assert_eq!(sent_move(&step), "e4-e5", "{step:?}");
+    }
+
+    #[test]
+    fn every_line_fits_one_write() {
+        // The most the engine shows, 50 moves with 12-move lines, fits whole (3,962 bytes).
+        let entry = format!("{} -0.123", ["a1-a2"; MAX_LINE_MOVES].join("|"));
+        let entries = vec![entry; MAX_ANALYSIS_MOVES as usize];
+        let line = fit_analysis(&entries);
+        assert!(line.len() < MAX_WRITE, "{}", line.len());
+        assert_eq!(line.split(' ').nth(1), Some("50"));
+        // Longer entries are left out whole once the line would not fit.
+        let entry = format!("{} -0.123", ["a1-a2"; 20].join("|"));
+        let entries = vec![entry; MAX_ANALYSIS_MOVES as usize];
+        let line = fit_analysis(&entries);
+        assert!(line.len() < MAX_WRITE, "{}", line.len());
+        let fields: Vec<&str> = line.split(' ').collect();
+        let n: usize = fields[1].parse().unwrap();
+        assert!(n >= 30 && n < entries.len(), "{n}");
+        assert_eq!(fields.len(), 2 + 2 * n, "whole entries only");
+        assert_eq!(fit_analysis(&entries[..3]).split(' ').nth(1), Some("3"));
+        let mut step = Step::default();
+        step.send(format!("status {}", "x".repeat(10_000)));
+        assert_eq!(step.send[0].len(), MAX_WRITE - 1);
     }
 
     #[test]

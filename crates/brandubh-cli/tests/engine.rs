@@ -680,3 +680,34 @@ fn opentafl_game_start_order_gets_no_unsolicited_line() {
     assert!(host.recv().unwrap().starts_with("analysis "));
     assert!(host.close().success());
 }
+
+/// OpenTafl's in-game `dumplasteval` command sends `dump 0` to the engine without a line
+/// break (`ExternalEngineHost.dumpEvaluation`), so the host's next command arrives glued to
+/// it: the engine must still take that command, and answer the dump with nothing.
+#[test]
+fn opentafls_dump_without_a_line_break_loses_no_command() {
+    let mut host = Host::start(&["--sims", "4"]);
+    host.send(&format!("rules {}", otn::BRANDUBH_RULES));
+    let (mv, _) = host.play(Side::White, None);
+    let mut game = Game::default();
+    game.play(mv).unwrap();
+    host.send(&format!("move {}", otn::write_position(game.position())));
+    host.assert_silent_but_status(Duration::from_millis(300));
+    host.send_bytes(b"dump 0");
+    let reply = *game.legal_moves().first().unwrap();
+    game.play(reply).unwrap();
+    host.send(&format!(
+        "opponent-move {reply} {}",
+        otn::write_position(game.position())
+    ));
+    host.send("play defenders");
+    let answer = host.recv_reply();
+    let mv = otn::parse_move(answer.strip_prefix("move ").expect(&answer)).unwrap();
+    assert!(
+        game.legal_moves().contains(&mv),
+        "a move for the host's position after the glued opponent-move: {answer}"
+    );
+    host.send("dump 0");
+    host.assert_silent_but_status(Duration::from_millis(300));
+    assert!(host.close().success());
+}

@@ -14,7 +14,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use brandubh_agent::otep::{Engine, EngineOptions, MAX_LINE};
+use brandubh_agent::otep::{Engine, EngineOptions, MAX_LINE, MAX_WRITE};
 use brandubh_agent::{Agent, MAX_BATCH, clock::TimeManager};
 
 use super::play::agent_path;
@@ -37,7 +37,8 @@ pub struct Args {
     /// Threads for the network's inference (default: every core).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
     threads: Option<u16>,
-    /// Append the log (protocol traffic and decisions) to FILE instead of stderr.
+    /// Append the log (protocol traffic and decisions, each line stamped with the process id
+    /// and the seconds since the start) to FILE instead of stderr.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
     /// Leaves per network call, spread by virtual loss (1 is plain sequential MCTS).
@@ -59,8 +60,14 @@ enum Log {
 }
 
 impl Log {
+    /// Writes `[PID SECONDS] text`: OpenTafl may run two engines from one .ini (a player
+    /// and the analysis engine, or both players), which then append to one log file.
     fn line(&mut self, t0: Instant, text: &str) {
-        let line = format!("[{:9.3}] {text}\n", t0.elapsed().as_secs_f64());
+        let line = format!(
+            "[{} {:9.3}] {text}\n",
+            std::process::id(),
+            t0.elapsed().as_secs_f64()
+        );
         // A log that cannot be written must not stop the game.
         let _ = match self {
             Log::Stderr => std::io::stderr().write_all(line.as_bytes()),
@@ -165,20 +172,35 @@ fn apply(
     Ok(step.exit)
 }
 
-/// Sends `lines` in one write: OpenTafl's host splits each read of the pipe at line breaks,
-/// so a line must never arrive in two reads.
+/// Sends `lines` in as few writes as [`MAX_WRITE`] allows, never cutting a line: OpenTafl's
+/// host splits each read of the pipe at line breaks, so a line must never arrive in two
+/// reads (every line is shorter than [`MAX_WRITE`]; brandubh_agent::otep).
 fn send(w: &mut impl Write, log: &mut Log, t0: Instant, lines: &[String]) -> anyhow::Result<()> {
-    if lines.is_empty() {
-        return Ok(());
+    for chunk in writes(lines) {
+        w.write_all(chunk.as_bytes())?;
+        out::flush(w)?;
     }
-    let mut text = String::new();
     for line in lines {
-        text.push_str(line);
-        text.push('\n');
         log.line(t0, &format!("> {line}"));
     }
-    w.write_all(text.as_bytes())?;
-    out::flush(w)
+    Ok(())
+}
+
+/// `lines`, each with its line break, packed into writes of at most [`MAX_WRITE`] bytes.
+fn writes(lines: &[String]) -> Vec<String> {
+    let mut chunks: Vec<String> = Vec::new();
+    let mut text = String::new();
+    for line in lines {
+        if !text.is_empty() && text.len() + line.len() + 1 > MAX_WRITE {
+            chunks.push(std::mem::take(&mut text));
+        }
+        text.push_str(line);
+        text.push('\n');
+    }
+    if !text.is_empty() {
+        chunks.push(text);
+    }
+    chunks
 }
 
 /// Reads stdin on its own thread, one line at a time (at most [`MAX_LINE`] bytes are kept
@@ -232,6 +254,24 @@ fn read_line_bounded(input: &mut impl BufRead, max: usize) -> std::io::Result<Op
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn writes_carry_whole_lines_within_the_bound() {
+        let lines: Vec<String> = (0..5).map(|i| format!("{i}{}", "x".repeat(1500))).collect();
+        let chunks = writes(&lines);
+        assert_eq!(chunks.len(), 3, "two lines a write");
+        assert!(
+            chunks
+                .iter()
+                .all(|c| c.len() <= MAX_WRITE && c.ends_with('\n'))
+        );
+        assert_eq!(
+            chunks.concat(),
+            lines.iter().map(|l| format!("{l}\n")).collect::<String>()
+        );
+        assert_eq!(writes(&["move a1-a2".into(), "status ok".into()]).len(), 1);
+        assert!(writes(&[]).is_empty());
+    }
 
     #[test]
     fn lines_are_read_with_a_bound() {

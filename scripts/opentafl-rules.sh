@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Which OTN rules string makes OpenTafl the fairest referee of RULES.md games (issue 53):
+# plays (or reads) `brandubh match --json` series, replays every game with `brandubh
+# replay` (RULES.md's judgement of each move), and has OpenTafl's own rules engine judge
+# the same moves under each candidate rules string (scripts/opentafl/RulesCheck.java).
+# Prints one row per rules string: positions where OpenTafl lists other legal moves,
+# refuses the move, leaves another board (captures) or ends the game otherwise (end); how
+# many games have such a position; and the kinds of end differences. Examples of each kind
+# go to stderr.
+#
+#   OPENTAFL_DIR=DIR scripts/opentafl-rules.sh [REPORT.json ...]
+#
+# OPENTAFL_DIR: an OpenTafl release folder (OpenTafl.jar) or a source checkout of
+# jslater89/OpenTafl, compiled here with lib/lanterna.jar and the jars in OPENTAFL_LIBS
+# (default: Debian's libjline2-java, libini4j-java and libjsonp-java under /usr/share/java).
+# Without reports it plays the default series: the shipped agent against alphabeta:3 and
+# against itself, MATCHES (100) two-game matches each, seed SEED (53). Environment: RULES
+# (a file of candidate strings, one a line; default scripts/opentafl/candidates.txt),
+# EXAMPLES (3 per kind), THREADS (0 = every core), OUT (a folder to keep the reports and
+# games.jsonl; default a temporary one), BRANDUBH (the binary; default a release build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+: "${OPENTAFL_DIR:?set OPENTAFL_DIR to an OpenTafl release folder or source checkout}"
+rules_file=${RULES:-scripts/opentafl/candidates.txt}
+matches=${MATCHES:-100}
+seed=${SEED:-53}
+threads=${THREADS:-0}
+examples=${EXAMPLES:-3}
+agent=agent:models/brandubh-v5.agent
+. scripts/lib.sh
+brandubh_binary
+for tool in java javac jq; do
+  command -v "$tool" >/dev/null || { echo "opentafl-rules.sh: $tool not found" >&2; exit 2; }
+done
+out_dir
+
+# OpenTafl's classes.
+if [ -f "$OPENTAFL_DIR/OpenTafl.jar" ]; then
+  opentafl_cp="$OPENTAFL_DIR/OpenTafl.jar"
+elif [ -d "$OPENTAFL_DIR/src/com/manywords/softworks/tafl" ]; then
+  libs=${OPENTAFL_LIBS:-/usr/share/java/jline2.jar:/usr/share/java/ini4j.jar:/usr/share/java/javax.json.jar:/usr/share/java/javax.json-api.jar}
+  opentafl_cp="$out/opentafl-classes:$OPENTAFL_DIR/lib/lanterna.jar:$libs"
+  if [ ! -d "$out/opentafl-classes" ]; then
+    echo "+ compiling OpenTafl from $OPENTAFL_DIR" >&2
+    find "$OPENTAFL_DIR/src" -name '*.java' >"$out/sources.txt"
+    # Java 9+ hides two JDK internals OpenTafl 0.4.8 imports.
+    javac -nowarn -encoding UTF-8 -d "$out/opentafl-classes" -cp "$opentafl_cp" \
+      --add-exports java.xml/com.sun.org.apache.xerces.internal.impl.dv.util=ALL-UNNAMED \
+      --add-exports java.base/sun.net=ALL-UNNAMED @"$out/sources.txt" 2>"$out/javac.log" \
+      || { cat "$out/javac.log" >&2; exit 1; }
+  fi
+else
+  echo "opentafl-rules.sh: $OPENTAFL_DIR has neither OpenTafl.jar nor src/com/manywords" >&2
+  exit 2
+fi
+mkdir -p "$out/harness"
+javac -nowarn -d "$out/harness" -cp "$opentafl_cp" scripts/opentafl/RulesCheck.java
+
+# The games.
+reports=("$@")
+if [ ${#reports[@]} -eq 0 ]; then
+  for opponent in alphabeta:3 "$agent"; do
+    report="$out/$(echo "$opponent" | tr -c 'a-z0-9\n' '_').json"
+    echo "+ brandubh match $agent $opponent --matches $matches --seed $seed --json" >&2
+    "$BRANDUBH" match "$agent" "$opponent" --matches "$matches" --seed "$seed" \
+      --threads "$threads" --json >"$report"
+    reports+=("$report")
+  done
+fi
+games="$out/games.jsonl"
+: >"$games"
+for report in "${reports[@]}"; do
+  name=$(basename "$report" .json)
+  jq -r '.match_records[] | .index as $m | .moves | to_entries[] | "\($m).\(.key) \(.value)"' \
+    "$report" | while read -r id moves; do
+    # shellcheck disable=SC2086 # the moves are separate arguments
+    "$BRANDUBH" replay $moves | jq -cs --arg id "$name/$id" '{id: $id, plies: .}' >>"$games"
+  done
+done
+echo "# $(wc -l <"$games") games from ${reports[*]}" >&2
+java -cp "$opentafl_cp:$out/harness" RulesCheck "$games" "$rules_file" "$examples"
