@@ -5,7 +5,7 @@
 //! rollout MCTS) choose by themselves as before. A game's moves are exactly those of
 //! [`crate::runner::play_match_game`]: the same seeded players, the same searches.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use brandubh_rules::{Game, Side};
 use brandubh_search::{Batcher, Evaluator, Player, Search};
@@ -129,12 +129,14 @@ impl Table {
     }
 }
 
-/// One worker: takes games from `next` until none is left, calling `finished` with each
-/// finished game as `(task, record)`.
+/// One worker: takes games from `next` until none is left or `halt` is set, calling
+/// `finished` with each finished game as `(task, record)`. Once `halt` is set (a sequential
+/// test has decided) the worker leaves the games it has unfinished.
 pub(crate) fn work(
     series: &Series<'_>,
     tasks: &[GameTask],
     next: &AtomicUsize,
+    halt: &AtomicBool,
     finished: &(dyn Fn(GameTask, PlayedGame) -> Result<(), EvalError> + Sync),
 ) -> Result<(), EvalError> {
     let mut evaluators: [Option<Box<dyn Evaluator + Send>>; 2] =
@@ -143,6 +145,9 @@ pub(crate) fn work(
     let mut tables: Vec<Table> = Vec::new();
     let mut batcher = Batcher::new();
     loop {
+        if halt.load(Ordering::SeqCst) {
+            return Ok(());
+        }
         while tables.len() < TABLES_PER_WORKER {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(&task) = tasks.get(i) else { break };
