@@ -549,11 +549,20 @@ pub fn play_match_game(
 /// sequence of results, and stops at the same match, whatever the number of threads and
 /// whichever games happen to be quick; stopping at the first results to arrive would favour
 /// the outcomes of short games.
+///
+/// Workers start a match only within a window of matches ahead of those counted
+/// ([`InOrder::admits`]): a long game holding up the count would otherwise let the others
+/// play far past the point where the test stops (a first version played 127 matches past
+/// a stop at 36, v5 against v1).
 struct InOrder<'a> {
     sprt: &'a Sprt,
     state: Mutex<InOrderState>,
     /// Set when the test has decided: workers take no more games.
     halt: AtomicBool,
+    /// Matches counted so far (as in the state, readable without its lock).
+    counted: AtomicUsize,
+    /// Matches a worker may start beyond those counted.
+    window: usize,
 }
 
 /// What [`InOrder`] has seen.
@@ -567,7 +576,10 @@ struct InOrderState {
 }
 
 impl<'a> InOrder<'a> {
-    fn new(sprt: &'a Sprt, matches: usize) -> InOrder<'a> {
+    /// The test `sprt` over `matches` matches played on `threads` workers: each may start a
+    /// match up to as many matches ahead of the count as all workers' tables hold games,
+    /// so that every worker can keep its tables full while the count moves.
+    fn new(sprt: &'a Sprt, matches: usize, threads: usize) -> InOrder<'a> {
         InOrder {
             sprt,
             state: Mutex::new(InOrderState {
@@ -577,7 +589,14 @@ impl<'a> InOrder<'a> {
                 stopped: false,
             }),
             halt: AtomicBool::new(false),
+            counted: AtomicUsize::new(0),
+            window: threads * table::TABLES_PER_WORKER,
         }
+    }
+
+    /// Whether match `m` (within the series) may be started now.
+    fn admits(&self, m: usize) -> bool {
+        m < self.counted.load(Ordering::SeqCst) + self.window
     }
 
     /// Files match `m`'s result and counts every match that is now next in order, until
@@ -592,6 +611,7 @@ impl<'a> InOrder<'a> {
             };
             s.record.add(next, Contestant::A);
             s.counted += 1;
+            self.counted.store(s.counted, Ordering::SeqCst);
             if self.sprt.decide(&s.record).is_some() {
                 s.stopped = true;
                 self.halt.store(true, Ordering::SeqCst);
@@ -666,7 +686,31 @@ fn play_series(
         Ok(())
     };
     let never = AtomicBool::new(false);
-    let halt = in_order.map_or(&never, |o| &o.halt);
+    let in_window = |m: usize| in_order.is_none_or(|o| o.admits(m));
+    let gate = table::Gate {
+        halt: in_order.map_or(&never, |o| &o.halt),
+        admit: &in_window,
+    };
+    run_workers(series, &tasks, threads, &gate, &finished)?;
+    Ok(halves
+        .into_iter()
+        .map(
+            |half| match half.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                [Some(g1), Some(g2)] => Some([g1, g2]),
+                _ => None,
+            },
+        )
+        .collect())
+}
+
+/// Plays `tasks` on `threads` workers ([`table::work`]) as `gate` admits them.
+fn run_workers(
+    series: &Series<'_>,
+    tasks: &[GameTask],
+    threads: usize,
+    gate: &table::Gate<'_>,
+    finished: &(dyn Fn(GameTask, PlayedGame) -> Result<(), EvalError> + Sync),
+) -> Result<(), EvalError> {
     let next = AtomicUsize::new(0);
     let worker_failed = |cause: &str| EvalError::Threads {
         threads,
@@ -681,8 +725,8 @@ fn play_series(
             .then(|| rayon::ThreadPoolBuilder::new().num_threads(1).build().ok())
             .flatten();
         match pool {
-            Some(pool) => pool.install(|| table::work(series, &tasks, &next, halt, &finished)),
-            None => table::work(series, &tasks, &next, halt, &finished),
+            Some(pool) => pool.install(|| table::work(series, tasks, &next, gate, finished)),
+            None => table::work(series, tasks, &next, gate, finished),
         }
     };
     std::thread::scope(|scope| {
@@ -697,15 +741,7 @@ fn play_series(
             })
             .collect::<Result<Vec<()>, EvalError>>()
     })?;
-    Ok(halves
-        .into_iter()
-        .map(
-            |half| match half.into_inner().unwrap_or_else(|e| e.into_inner()) {
-                [Some(g1), Some(g2)] => Some([g1, g2]),
-                _ => None,
-            },
-        )
-        .collect())
+    Ok(())
 }
 
 /// The openings of `config`'s matches and the worker threads to play them on.
@@ -808,7 +844,7 @@ fn play_and_report(
         seed: config.seed,
         ply_cap: config.ply_cap,
     };
-    let in_order = sprt.map(|t| InOrder::new(t, openings.len()));
+    let in_order = sprt.map(|t| InOrder::new(t, openings.len(), threads));
     let games = play_series(&series, threads, progress, in_order.as_ref())?;
     let counted = in_order.as_ref().map(InOrder::counted);
     let n = counted.map_or(openings.len(), |c| c.0);

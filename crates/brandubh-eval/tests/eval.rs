@@ -140,6 +140,9 @@ fn a_sequential_test_counts_matches_in_order_whatever_the_threads() {
         .unwrap();
         let t = one.sprt.unwrap();
         assert_eq!(one.match_records, three.match_records, "{one}");
+        // Workers start matches at most a window ahead of the count (16 per worker).
+        assert!(t.played_past_stop <= 16, "{t:?}");
+        assert!(three.sprt.unwrap().played_past_stop <= 3 * 16);
         assert_eq!(t.verdict, three.sprt.unwrap().verdict);
         assert_eq!(
             (t.matches, one.matches),
