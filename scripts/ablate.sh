@@ -10,14 +10,25 @@
 #
 # The ablation configs and what each one tested: configs/ablations/README.md.
 #
+# The rule, fixed before any game is played: the head to head is a sequential probability
+# ratio test (`brandubh match --sprt`, docs/guide/sprt.md) on the match score, H0 "the
+# changed run is SPRT's ELO0 above the baseline" against H1 "ELO1 above" (default 0,30 with
+# alpha = beta = 0.05), at most MATCHES matches of the same seeded series the fixed rule
+# played. A change is kept only if the test accepts H1; H0 or the maximum (inconclusive)
+# keeps the baseline. The summary says after how many matches the test decided and how many
+# matches of the fixed series that saved. The matches against the fixed opponents stay a
+# fixed series of MATCHES each: they describe the runs (both colours, how games were won),
+# they decide nothing. SPRT= (empty) plays the head to head as a fixed series too.
+#
 # The runs share the machine: set `selfplay.threads = 1` in every config on a 2-core
 # machine (two runs get half of it each, three a third each, so give three runs 1.5 times
 # the minutes of a pair for the same work). Environment: RUNS (runs/ablation; each run goes
 # to RUNS/NAME, NAME from its config, and must not exist yet), MATCHES (100), SEED (2026),
 # PLAY (the search every network plays with, appended to ckpt:CHECKPOINT; default
 # @algo=puct@sims=400@solver=yes, so the comparison is of the training and not of the
-# search), OPPONENTS ("alphabeta:2 alphabeta:3"), BRANDUBH (the binary; default a release
-# build of this checkout).
+# search), OPPONENTS ("alphabeta:2 alphabeta:3"), SPRT (the head to head's test,
+# ELO0,ELO1[,ALPHA,BETA]; default 0,30; empty for a fixed series), BRANDUBH (the binary;
+# default a release build of this checkout).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 3 ]; then
@@ -38,6 +49,9 @@ matches=${MATCHES:-100}
 seed=${SEED:-2026}
 play=${PLAY:-@algo=puct@sims=400@solver=yes}
 read -r -a opponents <<<"${OPPONENTS:-alphabeta:2 alphabeta:3}"
+sprt=${SPRT-0,30}
+head_rule=()
+[ -z "$sprt" ] || head_rule=(--sprt "$sprt")
 . scripts/lib.sh
 brandubh_binary
 dirs=()
@@ -81,9 +95,9 @@ base=${nets[0]}
 for i in "${!dirs[@]}"; do
   [ "$i" -gt 0 ] || continue
   a=${nets[$i]}
-  echo "+ brandubh match $a $base --matches $matches --seed $seed" >&2
-  "$BRANDUBH" match "$a" "$base" --matches "$matches" --seed "$seed" --json \
-    >"$out/head-to-head-$i.json"
+  echo "+ brandubh match $a $base ${head_rule[*]} --matches $matches --seed $seed" >&2
+  "$BRANDUBH" match "$a" "$base" "${head_rule[@]}" --matches "$matches" --seed "$seed" \
+    --json >"$out/head-to-head-$i.json"
 done
 for i in "${!dirs[@]}"; do
   for o in "${opponents[@]}"; do
@@ -117,6 +131,18 @@ for i in range(1, n):
           f"{h['record']['draws']}/{h['record']['losses']} against {h['b']} (games won as White "
           f"{g['a_wins_as_white']} against {g['b_wins_as_white']}, as Black "
           f"{g['a_wins_as_black']} against {g['b_wins_as_black']})")
+    t = h.get("sprt")
+    if t:
+        verdict, keep = {"h1": ("H1 accepted", "keep the change"),
+                         "h0": ("H0 accepted", "keep the baseline"),
+                         "inconclusive": ("inconclusive at the maximum", "keep the baseline")
+                         }[t["verdict"]]
+        past = t["played_past_stop"]
+        saved = t["max_matches"] - t["matches"] - past
+        print(f"  SPRT [{t['elo0']:g}, {t['elo1']:g}] Elo, alpha {t['alpha']:g}, beta {t['beta']:g}: "
+              f"{verdict} after {t['matches']} matches (LLR {t['llr']:.2f}, bounds "
+              f"{t['lower']:.2f} and {t['upper']:.2f}): {keep}; {saved} of the fixed series' "
+              f"{t['max_matches']} matches not played ({past} more finished after the stop)")
 header = "| run | iterations | wall time (s) | self-play games | positions | White share of self-play wins, last iteration |"
 header += "".join(f" vs {o}: matches W/D/L, won as Black (without repetition) |" for o in opponents)
 print(header)

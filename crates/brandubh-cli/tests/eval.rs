@@ -97,6 +97,91 @@ fn match_text_report_names_both_agents() {
 }
 
 #[test]
+fn match_with_sprt_stops_when_the_test_decides() {
+    let args = [
+        "match", "greedy", "random", "--sprt", "0,100", "--seed", "3",
+    ];
+    let o = brandubh(&[&args[..], &["--json"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let t = &v["sprt"];
+    assert_eq!(t["verdict"], "h1", "{t}");
+    assert_eq!(
+        (t["elo0"].as_f64(), t["elo1"].as_f64()),
+        (Some(0.0), Some(100.0))
+    );
+    assert_eq!(
+        (t["alpha"].as_f64(), t["beta"].as_f64()),
+        (Some(0.05), Some(0.05))
+    );
+    assert_eq!(t["max_matches"], 1000);
+    let n = t["matches"].as_u64().unwrap();
+    assert!((5..100).contains(&n), "{t}");
+    assert_eq!(v["matches"].as_u64(), Some(n));
+    assert_eq!(v["match_records"].as_array().unwrap().len() as u64, n);
+    assert!(t["llr"].as_f64().unwrap() >= t["upper"].as_f64().unwrap());
+    assert!((t["upper"].as_f64().unwrap() - 19f64.ln()).abs() < 1e-9);
+    assert!(t["match_elo"]["low"].as_f64().unwrap() > 0.0, "{t}");
+    // The text report says the same.
+    let text = stdout(&brandubh(&args));
+    assert!(
+        text.contains(&format!("sprt     H1 accepted after {n} matches: LLR ")),
+        "{text}"
+    );
+    assert!(text.contains("from the match score"), "{text}");
+    // Two agents of equal strength, a maximum of 30 matches: not H1.
+    let o = brandubh(&[
+        "match",
+        "random",
+        "random",
+        "--sprt",
+        "0,100,0.05,0.05",
+        "--matches",
+        "30",
+        "--seed",
+        "4",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_ne!(v["sprt"]["verdict"], "h1", "{}", v["sprt"]);
+    assert!(v["sprt"]["matches"].as_u64().unwrap() <= 30);
+    // Without --sprt there is no "sprt" key.
+    let plain = brandubh(&SEEDED_MATCH);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&plain)).unwrap();
+    assert!(v.get("sprt").is_none());
+}
+
+#[test]
+fn bad_sprt_settings_are_one_line_errors() {
+    for (sprt, says) in [
+        (
+            "30,0",
+            "error: SPRT \"30,0\": elo1: must be above elo0 (30), got 0",
+        ),
+        (
+            "0",
+            "error: SPRT \"0\": expected ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA",
+        ),
+        (
+            "0,30,1,0.05",
+            "error: SPRT \"0,30,1,0.05\": alpha: must be strictly between",
+        ),
+        (
+            "-5,abc",
+            "error: SPRT \"-5,abc\": elo1: \"abc\" is not a number",
+        ),
+    ] {
+        let o = brandubh(&["match", "random", "random", "--sprt", sprt]);
+        assert!(!o.status.success(), "{sprt}");
+        assert!(o.stdout.is_empty(), "{sprt}");
+        let err = stderr(&o);
+        let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error")).collect();
+        assert_eq!(lines.len(), 1, "{sprt}: {err}");
+        assert!(lines[0].starts_with(says), "{sprt}: {err}");
+    }
+}
+
+#[test]
 fn bad_agent_specs_are_one_line_errors() {
     for (args, start) in [
         (

@@ -50,6 +50,52 @@ fn train_tiny_runs_and_continues() {
     assert!(metrics.contains("\"vs_baseline\""), "{metrics}");
 }
 
+/// Gating by a sequential test through the binary: the new network plays the previous
+/// one until the test decides or reaches its maximum, and the metrics line records the
+/// verdict, the matches it took and whether the network was kept.
+#[test]
+fn train_gates_by_a_sequential_test() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("gate.toml");
+    let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "extends = {:?}\niterations = 1\n[evaluation]\ngating = true\n\
+             [evaluation.sprt]\nelo0 = 0\nelo1 = 400\nmax_matches = 3\n",
+            tiny.display().to_string()
+        ),
+    )
+    .unwrap();
+    let dir = tmp.path().join("run");
+    let o = brandubh(&[
+        "train",
+        "--config",
+        config.to_str().unwrap(),
+        "--run",
+        dir.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("vs previous ") && err.contains(" (SPRT "),
+        "{err}"
+    );
+    let metrics = std::fs::read_to_string(dir.join("metrics.jsonl")).unwrap();
+    let line: serde_json::Value = serde_json::from_str(metrics.lines().next().unwrap()).unwrap();
+    let vs = &line["vs_previous"];
+    let matches = vs["matches"].as_u64().unwrap();
+    assert!((1..=3).contains(&matches), "{vs}");
+    let verdict = vs["sprt"]["verdict"].as_str().unwrap();
+    assert!(["h0", "h1", "inconclusive"].contains(&verdict), "{vs}");
+    if verdict == "inconclusive" {
+        assert_eq!(matches, 3, "{vs}");
+    }
+    assert_eq!(line["accepted"], verdict == "h1", "{line}");
+    assert_eq!(vs["sprt"]["elo1"], 400.0);
+}
+
 #[test]
 fn bad_configs_are_named_in_one_line() {
     let tmp = tempfile::tempdir().unwrap();

@@ -68,6 +68,15 @@ pub enum EvalError {
         /// What it accepts.
         expected: &'static str,
     },
+    /// A sequential test's settings (`--sprt`, `[evaluation.sprt]`) are malformed or out
+    /// of range.
+    #[error("SPRT {text:?}: {cause}")]
+    Sprt {
+        /// The settings, as given (`ELO0,ELO1[,ALPHA,BETA]`).
+        text: String,
+        /// What is wrong.
+        cause: String,
+    },
     /// The worker threads could not be started.
     #[error("cannot start {threads} worker threads: {cause}")]
     Threads {

@@ -9,6 +9,8 @@
 //! - [`runner`]: [`run_matches`] plays N matches in parallel into a [`MatchReport`]
 //!   (record, game counts by colour, mean length, Elo with a 95 % interval; JSON with
 //!   serde);
+//! - [`sprt`]: sequential probability ratio tests over matches ([`run_sprt`] plays until
+//!   one decides);
 //! - [`elo`]: the Elo curve, Wilson intervals and a maximum-likelihood Bradley–Terry fit
 //!   over many players with Fisher-information intervals;
 //! - [`ladder`](mod@ladder): every checkpoint of a run and some baselines on one scale,
@@ -44,6 +46,7 @@ pub mod runner;
 pub mod scoring;
 pub mod seeds;
 pub mod spec;
+pub mod sprt;
 mod table;
 pub mod training;
 
@@ -56,7 +59,9 @@ pub use ladder::{LadderConfig, LadderReport, ladder};
 pub use openings::{Opening, OpeningConfig, Openings};
 pub use runner::{
     GameStats, MatchConfig, MatchRecord, MatchReport, PlayedGame, Progress, WinsBy, run_matches,
+    run_sprt,
 };
 pub use scoring::{Contestant, MatchGame, MatchResult, score_match};
 pub use seeds::fresh_seed;
 pub use spec::{AgentSpec, SpecError};
+pub use sprt::{Sprt, SprtConfig, SprtReport, SprtVerdict};

@@ -7,7 +7,7 @@
 
 use std::fmt;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use brandubh_rules::{Game, Reason, Side};
@@ -20,6 +20,7 @@ use crate::error::EvalError;
 use crate::openings::{Opening, OpeningConfig, Openings};
 use crate::scoring::{Contestant, MatchGame, MatchResult, score_match};
 use crate::seeds::mix;
+use crate::sprt::{Sprt, SprtReport};
 use crate::table::{self, GameTask, Series};
 
 /// The ply cap of evaluation games unless set otherwise.
@@ -324,6 +325,10 @@ pub struct MatchReport {
     pub elo: EloInterval,
     /// Wall time, in seconds.
     pub seconds: f64,
+    /// The sequential test that decided when to stop (`brandubh match --sprt`), if one did;
+    /// `match_records` then holds the matches it counted. Absent from the JSON otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<SprtReport>,
     /// Every match, in index order.
     pub match_records: Vec<MatchRecord>,
 }
@@ -374,6 +379,7 @@ impl MatchReport {
             },
             elo: EloInterval::from_score(game_score, f64::from(n)),
             seconds,
+            sprt: None,
             match_records,
         }
     }
@@ -394,6 +400,7 @@ impl MatchReport {
             wins: self.record.wins,
             draws: self.record.draws,
             losses: self.record.losses,
+            sprt: self.sprt.as_ref().map(SprtReport::summary),
         }
     }
 }
@@ -452,12 +459,16 @@ impl fmt::Display for MatchReport {
             signed(self.elo.elo),
             signed(self.elo.low),
             signed(self.elo.high)
-        )
+        )?;
+        if let Some(t) = &self.sprt {
+            write!(f, "\n{t}")?;
+        }
+        Ok(())
     }
 }
 
 /// Progress of [`run_matches`], given to its callback after every finished match.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Progress {
     /// Matches finished.
     pub done: u32,
@@ -465,6 +476,9 @@ pub struct Progress {
     pub total: u32,
     /// A's record so far.
     pub record: Record,
+    /// With a sequential test: its log-likelihood ratio after the matches counted so far
+    /// (`done` of them, in index order).
+    pub llr: Option<f64>,
 }
 
 /// Plays one game from `opening` between `white` and `black`, stopping at `ply_cap`.
@@ -530,14 +544,104 @@ pub fn play_match_game(
     })
 }
 
+/// Feeds the results of a series to a sequential test in match-index order only: a match
+/// that finishes early waits until every match before it is in. The test thus sees the same
+/// sequence of results, and stops at the same match, whatever the number of threads and
+/// whichever games happen to be quick; stopping at the first results to arrive would favour
+/// the outcomes of short games.
+///
+/// Workers start a match only within a window of matches ahead of those counted
+/// ([`InOrder::admits`]): a long game holding up the count would otherwise let the others
+/// play far past the point where the test stops (a first version played 127 matches past
+/// a stop at 36, v5 against v1).
+struct InOrder<'a> {
+    sprt: &'a Sprt,
+    state: Mutex<InOrderState>,
+    /// Set when the test has decided: workers take no more games.
+    halt: AtomicBool,
+    /// Matches counted so far (as in the state, readable without its lock).
+    counted: AtomicUsize,
+    /// Matches a worker may start beyond those counted.
+    window: usize,
+}
+
+/// What [`InOrder`] has seen.
+struct InOrderState {
+    /// Each match's result, once both its games are in.
+    results: Vec<Option<MatchResult>>,
+    /// Matches `0..counted` are counted in `record`.
+    counted: usize,
+    record: Record,
+    stopped: bool,
+}
+
+impl<'a> InOrder<'a> {
+    /// The test `sprt` over `matches` matches played on `threads` workers: each may start a
+    /// match up to as many matches ahead of the count as all workers' tables hold games,
+    /// so that every worker can keep its tables full while the count moves.
+    fn new(sprt: &'a Sprt, matches: usize, threads: usize) -> InOrder<'a> {
+        InOrder {
+            sprt,
+            state: Mutex::new(InOrderState {
+                results: vec![None; matches],
+                counted: 0,
+                record: Record::default(),
+                stopped: false,
+            }),
+            halt: AtomicBool::new(false),
+            counted: AtomicUsize::new(0),
+            window: threads * table::TABLES_PER_WORKER,
+        }
+    }
+
+    /// Whether match `m` (within the series) may be started now.
+    fn admits(&self, m: usize) -> bool {
+        m < self.counted.load(Ordering::SeqCst) + self.window
+    }
+
+    /// Files match `m`'s result and counts every match that is now next in order, until
+    /// the test stops. The progress, if anything was counted.
+    fn finished(&self, m: usize, result: MatchResult, total: u32) -> Option<Progress> {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.results[m] = Some(result);
+        let before = s.counted;
+        while !s.stopped {
+            let Some(Some(next)) = s.results.get(s.counted).copied() else {
+                break;
+            };
+            s.record.add(next, Contestant::A);
+            s.counted += 1;
+            self.counted.store(s.counted, Ordering::SeqCst);
+            if self.sprt.decide(&s.record).is_some() {
+                s.stopped = true;
+                self.halt.store(true, Ordering::SeqCst);
+            }
+        }
+        (s.counted > before).then(|| Progress {
+            done: s.counted as u32,
+            total,
+            record: s.record,
+            llr: Some(self.sprt.llr(&s.record)),
+        })
+    }
+
+    /// The matches counted and A's record over them.
+    fn counted(&self) -> (usize, Record) {
+        let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        (s.counted, s.record)
+    }
+}
+
 /// Plays both games of every match of `series` on `threads` batched workers
-/// ([`table::work`]), calling `progress` as matches finish; returns the games in order
-/// (match 0 game 1, match 0 game 2, match 1 game 1, …).
+/// ([`table::work`]), calling `progress` as matches finish (with `in_order`, as they are
+/// counted, until its test stops the series); returns each match's games, `None` for a
+/// match left unplayed or unfinished after the stop.
 fn play_series(
     series: &Series<'_>,
     threads: usize,
     progress: &(dyn Fn(&Progress) + Sync),
-) -> Result<Vec<(usize, PlayedGame)>, EvalError> {
+    in_order: Option<&InOrder<'_>>,
+) -> Result<Vec<Option<[PlayedGame; 2]>>, EvalError> {
     let matches = series.openings.len();
     // Both games of a match go to the same worker in turn, so that a match finishes early.
     let tasks: Vec<GameTask> = (0..matches)
@@ -557,21 +661,56 @@ fn play_series(
                 _ => None,
             }
         };
-        if let Some((g1, g2)) = pair {
-            let record_now = {
-                let mut t = tally.lock().unwrap_or_else(|e| e.into_inner());
-                t.add(score_match(&g1, &g2), Contestant::A);
-                *t
-            };
-            let done = done.fetch_add(1, Ordering::SeqCst) + 1;
-            progress(&Progress {
-                done,
-                total: matches as u32,
-                record: record_now,
-            });
+        let Some((g1, g2)) = pair else {
+            return Ok(());
+        };
+        let result = score_match(&g1, &g2);
+        if let Some(in_order) = in_order {
+            if let Some(p) = in_order.finished(task.m, result, matches as u32) {
+                progress(&p);
+            }
+            return Ok(());
         }
+        let record_now = {
+            let mut t = tally.lock().unwrap_or_else(|e| e.into_inner());
+            t.add(result, Contestant::A);
+            *t
+        };
+        let done = done.fetch_add(1, Ordering::SeqCst) + 1;
+        progress(&Progress {
+            done,
+            total: matches as u32,
+            record: record_now,
+            llr: None,
+        });
         Ok(())
     };
+    let never = AtomicBool::new(false);
+    let in_window = |m: usize| in_order.is_none_or(|o| o.admits(m));
+    let gate = table::Gate {
+        halt: in_order.map_or(&never, |o| &o.halt),
+        admit: &in_window,
+    };
+    run_workers(series, &tasks, threads, &gate, &finished)?;
+    Ok(halves
+        .into_iter()
+        .map(
+            |half| match half.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                [Some(g1), Some(g2)] => Some([g1, g2]),
+                _ => None,
+            },
+        )
+        .collect())
+}
+
+/// Plays `tasks` on `threads` workers ([`table::work`]) as `gate` admits them.
+fn run_workers(
+    series: &Series<'_>,
+    tasks: &[GameTask],
+    threads: usize,
+    gate: &table::Gate<'_>,
+    finished: &(dyn Fn(GameTask, PlayedGame) -> Result<(), EvalError> + Sync),
+) -> Result<(), EvalError> {
     let next = AtomicUsize::new(0);
     let worker_failed = |cause: &str| EvalError::Threads {
         threads,
@@ -586,8 +725,8 @@ fn play_series(
             .then(|| rayon::ThreadPoolBuilder::new().num_threads(1).build().ok())
             .flatten();
         match pool {
-            Some(pool) => pool.install(|| table::work(series, &tasks, &next, &finished)),
-            None => table::work(series, &tasks, &next, &finished),
+            Some(pool) => pool.install(|| table::work(series, tasks, &next, gate, finished)),
+            None => table::work(series, tasks, &next, gate, finished),
         }
     };
     std::thread::scope(|scope| {
@@ -602,33 +741,14 @@ fn play_series(
             })
             .collect::<Result<Vec<()>, EvalError>>()
     })?;
-    halves
-        .into_iter()
-        .enumerate()
-        .flat_map(|(m, half)| {
-            let [g1, g2] = half.into_inner().unwrap_or_else(|e| e.into_inner());
-            [(2 * m, g1), (2 * m + 1, g2)]
-        })
-        .map(|(task, g)| {
-            g.map(|g| (task, g))
-                .ok_or_else(|| worker_failed("a game was not played"))
-        })
-        .collect()
+    Ok(())
 }
 
-/// Plays `config.matches` matches between `a` and `b` on `config.threads` threads and sums
-/// them up. `progress` is called (from worker threads) after each finished match.
-pub fn run_matches(
-    a: &dyn PlayerFactory,
-    b: &dyn PlayerFactory,
-    config: &MatchConfig,
-    progress: &(dyn Fn(&Progress) + Sync),
-) -> Result<MatchReport, EvalError> {
+/// The openings of `config`'s matches and the worker threads to play them on.
+fn prepare(config: &MatchConfig) -> Result<(Vec<Opening>, usize), EvalError> {
     config.validate()?;
-    let started = Instant::now();
-    let first = config.first_match as usize;
     let openings: Vec<Opening> = Openings::with_config(config.seed, config.openings.clone())?
-        .skip(first)
+        .skip(config.first_match as usize)
         .take(config.matches as usize)
         .collect();
     if openings.len() < config.matches as usize {
@@ -642,32 +762,104 @@ pub fn run_matches(
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
     };
+    Ok((openings, threads))
+}
+
+/// The records of the first `n` matches of `games` (match `first + m` from `openings[m]`);
+/// an error if one of them was not played.
+fn match_records(
+    first: usize,
+    openings: &[Opening],
+    games: Vec<Option<[PlayedGame; 2]>>,
+    n: usize,
+    threads: usize,
+) -> Result<Vec<MatchRecord>, EvalError> {
+    games
+        .into_iter()
+        .take(n)
+        .enumerate()
+        .map(|(m, pair)| {
+            let [g1, g2] = pair.ok_or_else(|| EvalError::Threads {
+                threads,
+                cause: "a game was not played".to_owned(),
+            })?;
+            Ok(MatchRecord {
+                index: (first + m) as u32,
+                opening: openings[m].to_string(),
+                games: [g1.record, g2.record],
+                result: score_match(&g1.record, &g2.record),
+                moves: [g1.moves, g2.moves],
+            })
+        })
+        .collect()
+}
+
+/// Plays `config.matches` matches between `a` and `b` on `config.threads` threads and sums
+/// them up. `progress` is called (from worker threads) after each finished match.
+pub fn run_matches(
+    a: &dyn PlayerFactory,
+    b: &dyn PlayerFactory,
+    config: &MatchConfig,
+    progress: &(dyn Fn(&Progress) + Sync),
+) -> Result<MatchReport, EvalError> {
+    play_and_report(a, b, config, None, progress)
+}
+
+/// Plays matches between `a` and `b` as [`run_matches`] does, at most
+/// `sprt.config.max_matches` of them (`config.matches` is not used), until the sequential
+/// test `sprt` decides. The matches are played in parallel, but the test counts them in
+/// index order only, so it stops after the same matches with the same verdict whatever
+/// `config.threads` is (see [`InOrder`]). The report sums up the counted matches and
+/// carries the test's verdict ([`MatchReport::sprt`]); matches that finished after the
+/// stop are left out and only counted. `progress` is called as matches are counted.
+pub fn run_sprt(
+    a: &dyn PlayerFactory,
+    b: &dyn PlayerFactory,
+    config: &MatchConfig,
+    sprt: &Sprt,
+    progress: &(dyn Fn(&Progress) + Sync),
+) -> Result<MatchReport, EvalError> {
+    let config = MatchConfig {
+        matches: sprt.config.max_matches,
+        ..config.clone()
+    };
+    play_and_report(a, b, &config, Some(sprt), progress)
+}
+
+/// [`run_matches`], or with `sprt` [`run_sprt`].
+fn play_and_report(
+    a: &dyn PlayerFactory,
+    b: &dyn PlayerFactory,
+    config: &MatchConfig,
+    sprt: Option<&Sprt>,
+    progress: &(dyn Fn(&Progress) + Sync),
+) -> Result<MatchReport, EvalError> {
+    let started = Instant::now();
+    let (openings, threads) = prepare(config)?;
     let series = Series {
         a,
         b,
         openings: &openings,
-        first_match: first,
+        first_match: config.first_match as usize,
         seed: config.seed,
         ply_cap: config.ply_cap,
     };
-    let games = play_series(&series, threads, progress)?;
-    let records = games
-        .chunks_exact(2)
-        .enumerate()
-        .map(|(m, pair)| MatchRecord {
-            index: (first + m) as u32,
-            opening: openings[m].to_string(),
-            games: [pair[0].1.record, pair[1].1.record],
-            result: score_match(&pair[0].1.record, &pair[1].1.record),
-            moves: [pair[0].1.moves.clone(), pair[1].1.moves.clone()],
-        })
-        .collect();
-    Ok(MatchReport::from_records(
+    let in_order = sprt.map(|t| InOrder::new(t, openings.len(), threads));
+    let games = play_series(&series, threads, progress, in_order.as_ref())?;
+    let counted = in_order.as_ref().map(InOrder::counted);
+    let n = counted.map_or(openings.len(), |c| c.0);
+    let past = games.iter().skip(n).filter(|g| g.is_some()).count() as u32;
+    let records = match_records(series.first_match, &openings, games, n, threads)?;
+    let mut report = MatchReport::from_records(
         a.name(),
         b.name(),
         config.seed,
         config.ply_cap,
         records,
         started.elapsed().as_secs_f64(),
-    ))
+    );
+    if let (Some(t), Some((_, record))) = (sprt, counted) {
+        report.sprt = Some(t.report(&record, past));
+    }
+    Ok(report)
 }

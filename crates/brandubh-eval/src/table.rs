@@ -5,7 +5,8 @@
 //! rollout MCTS) choose by themselves as before. A game's moves are exactly those of
 //! [`crate::runner::play_match_game`]: the same seeded players, the same searches.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
 
 use brandubh_rules::{Game, Side};
 use brandubh_search::{Batcher, Evaluator, Player, Search};
@@ -129,12 +130,25 @@ impl Table {
     }
 }
 
-/// One worker: takes games from `next` until none is left, calling `finished` with each
-/// finished game as `(task, record)`.
+/// What a worker may do: stop (`halt`, set when a sequential test has decided: the worker
+/// leaves the games it has unfinished) and which matches it may start now (`admit`, given
+/// the match's index within the series: a sequential test admits only a window of matches
+/// ahead of those it has counted).
+pub(crate) struct Gate<'a> {
+    pub halt: &'a AtomicBool,
+    pub admit: &'a (dyn Fn(usize) -> bool + Sync),
+}
+
+/// How long a worker with nothing it may start waits before it looks again.
+const ADMIT_WAIT: Duration = Duration::from_millis(2);
+
+/// One worker: takes games from `next` in order, as `gate` admits them, until none is left
+/// or the gate halts, calling `finished` with each finished game as `(task, record)`.
 pub(crate) fn work(
     series: &Series<'_>,
     tasks: &[GameTask],
     next: &AtomicUsize,
+    gate: &Gate<'_>,
     finished: &(dyn Fn(GameTask, PlayedGame) -> Result<(), EvalError> + Sync),
 ) -> Result<(), EvalError> {
     let mut evaluators: [Option<Box<dyn Evaluator + Send>>; 2] =
@@ -143,13 +157,27 @@ pub(crate) fn work(
     let mut tables: Vec<Table> = Vec::new();
     let mut batcher = Batcher::new();
     loop {
+        if gate.halt.load(Ordering::SeqCst) {
+            return Ok(());
+        }
         while tables.len() < TABLES_PER_WORKER {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(&task) = tasks.get(i) else { break };
-            tables.push(series.open(task)?);
+            let i = next.load(Ordering::SeqCst);
+            let Some(&task) = tasks.get(i).filter(|t| (gate.admit)(t.m)) else {
+                break;
+            };
+            if next
+                .compare_exchange(i, i + 1, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+            {
+                tables.push(series.open(task)?);
+            }
         }
         if tables.is_empty() {
-            return Ok(());
+            if next.load(Ordering::SeqCst) >= tasks.len() {
+                return Ok(());
+            }
+            std::thread::sleep(ADMIT_WAIT);
+            continue;
         }
         let mut i = 0;
         while i < tables.len() {

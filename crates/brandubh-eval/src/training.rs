@@ -2,8 +2,9 @@
 //! against the previous one and against a fixed baseline ([`evaluate_iteration`]). The
 //! training crate does not depend on this one; the binary calls this from the training
 //! loop's evaluation hook and files [`MatchReport::summary`] into `metrics.jsonl`.
-//! Gating (keeping the previous network unless the new one scores at least the threshold)
-//! is decided by the loop from the `vs_previous` score.
+//! Gating (keeping the previous network unless the new one scores at least the threshold,
+//! or with `[evaluation.sprt]` unless a sequential test accepts H1) is decided by the loop
+//! from `vs_previous`: its score, or the verdict its summary carries.
 
 use std::path::Path;
 
@@ -13,9 +14,10 @@ use brandubh_search::SearchSettings;
 
 use crate::agent::{Entrant, load_checkpoint};
 use crate::error::EvalError;
-use crate::runner::{DEFAULT_PLY_CAP, MatchConfig, MatchReport, run_matches};
+use crate::runner::{DEFAULT_PLY_CAP, MatchConfig, MatchReport, run_matches, run_sprt};
 use crate::seeds::mix;
 use crate::spec::AgentSpec;
+use crate::sprt::Sprt;
 
 /// The two series of matches of one iteration.
 #[derive(Clone, Debug, PartialEq)]
@@ -29,7 +31,8 @@ pub struct IterationEvaluation {
 /// Plays `config.matches` matches of the checkpoint `candidate` against the checkpoint
 /// `previous` and as many against `config.baseline`, both networks searching with the run's
 /// search `settings` (without noise) and `config.sims` simulations, on every core, with the
-/// default ply cap.
+/// default ply cap. With gating by a sequential test (`config.sprt`), the matches against
+/// `previous` go on until the test decides or reaches its maximum instead.
 /// Each series has its own seed derived from `seed`.
 pub fn evaluate_iteration(
     candidate: &Path,
@@ -48,8 +51,12 @@ pub fn evaluate_iteration(
         ply_cap: DEFAULT_PLY_CAP,
         ..MatchConfig::default()
     };
+    let vs_previous = match config.sprt.filter(|_| config.gating) {
+        Some(sprt) => run_sprt(&new, &old, &series(1), &Sprt::new(sprt)?, &|_| {})?,
+        None => run_matches(&new, &old, &series(1), &|_| {})?,
+    };
     Ok(IterationEvaluation {
-        vs_previous: run_matches(&new, &old, &series(1), &|_| {})?,
+        vs_previous,
         vs_baseline: run_matches(&new, &baseline, &series(2), &|_| {})?,
     })
 }

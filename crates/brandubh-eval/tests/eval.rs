@@ -10,11 +10,12 @@ use std::sync::Mutex;
 
 use brandubh_eval::ladder::{LadderConfig, ladder};
 use brandubh_eval::openings::Openings;
+use brandubh_eval::runner::Record;
 use brandubh_eval::runner::play_match_game;
 use brandubh_eval::training::iteration_entrants;
 use brandubh_eval::{
-    AgentSpec, Entrant, EvalError, MatchConfig, MatchResult, PlayerFactory, latest_checkpoint,
-    list_checkpoints, run_matches,
+    AgentSpec, Contestant, Entrant, EvalError, MatchConfig, MatchResult, PlayerFactory, Sprt,
+    SprtConfig, latest_checkpoint, list_checkpoints, run_matches, run_sprt,
 };
 use brandubh_net::checkpoint::{self, SaveOptions};
 use brandubh_net::{Device, NetConfig};
@@ -87,6 +88,97 @@ fn results_do_not_depend_on_the_thread_count_and_progress_is_reported() {
     // Another seed, other openings.
     let other = run_matches(&a, &b, &config(6, 6), &|_| {}).unwrap();
     assert_ne!(one.match_records, other.match_records);
+}
+
+/// A sequential test counts the matches in index order: it stops after the same matches,
+/// with the same verdict, on one thread or several, and at the first prefix of the fixed
+/// series of the same seed at which the test decides.
+#[test]
+fn a_sequential_test_counts_matches_in_order_whatever_the_threads() {
+    let run = fake_run(&[10]);
+    let list = list_checkpoints(run.path()).unwrap();
+    let net = format!("ckpt:{}@sims=4", list[0].stem.display());
+    for (a, b, elo1, max) in [
+        ("random", "random", 100.0, 400),
+        ("greedy", "random", 100.0, 400),
+        (net.as_str(), "random", 200.0, 40),
+    ] {
+        let (a, b) = (
+            Entrant::from_spec(a).unwrap(),
+            Entrant::from_spec(b).unwrap(),
+        );
+        let sprt = Sprt::new(SprtConfig {
+            elo1,
+            max_matches: max,
+            ..SprtConfig::default()
+        })
+        .unwrap();
+        let counted = Mutex::new(Vec::new());
+        let one = run_sprt(
+            &a,
+            &b,
+            &MatchConfig {
+                threads: 1,
+                ply_cap: 60,
+                ..config(1, 8)
+            },
+            &sprt,
+            &|p| counted.lock().unwrap().push((p.done, p.llr.is_some())),
+        )
+        .unwrap();
+        let three = run_sprt(
+            &a,
+            &b,
+            &MatchConfig {
+                threads: 3,
+                ply_cap: 60,
+                ..config(1, 8)
+            },
+            &sprt,
+            &|_| {},
+        )
+        .unwrap();
+        let t = one.sprt.unwrap();
+        assert_eq!(one.match_records, three.match_records, "{one}");
+        // Workers start matches at most a window ahead of the count (16 per worker).
+        assert!(t.played_past_stop <= 16, "{t:?}");
+        assert!(three.sprt.unwrap().played_past_stop <= 3 * 16);
+        assert_eq!(t.verdict, three.sprt.unwrap().verdict);
+        assert_eq!(
+            (t.matches, one.matches),
+            (one.match_records.len() as u32, t.matches)
+        );
+        // Progress counted matches in order, each count once, up to the stop.
+        let counted = counted.into_inner().unwrap();
+        assert!(counted.windows(2).all(|w| w[0].0 < w[1].0), "{counted:?}");
+        assert!(counted.iter().all(|c| c.1), "{counted:?}");
+        assert_eq!(counted.last().map(|c| c.0), Some(t.matches));
+        // The fixed series of the same seed starts with the same matches; the test decides
+        // at the last of them and at none before.
+        let fixed = run_matches(
+            &a,
+            &b,
+            &MatchConfig {
+                ply_cap: 60,
+                ..config(t.matches, 8)
+            },
+            &|_| {},
+        )
+        .unwrap();
+        assert_eq!(fixed.match_records, one.match_records);
+        let mut record = Record::default();
+        for (i, m) in fixed.match_records.iter().enumerate() {
+            record.add(m.result, Contestant::A);
+            let decided = sprt.decide(&record);
+            if i + 1 < fixed.match_records.len() {
+                assert_eq!(decided, None, "decided after {} matches", i + 1);
+            } else {
+                assert_eq!(decided, Some(t.verdict));
+            }
+        }
+        assert_eq!(one.record, record);
+        assert!((t.llr - sprt.llr(&record)).abs() < 1e-12);
+    }
 }
 
 /// Network agents' games are played in batches (several games per evaluator call); the

@@ -456,6 +456,66 @@ pub struct EvaluationConfig {
     /// Simulations per move of both players in evaluation games. Range 1–100,000.
     /// Default `32`.
     pub sims: u32,
+    /// Gating by a sequential probability ratio test (`[evaluation.sprt]`) instead of
+    /// `gating_threshold`: the new network plays the previous one until the test accepts
+    /// H1 (it is kept), accepts H0 or reaches `sprt.max_matches` (the previous network
+    /// stays). `matches` then counts only the series against `baseline`. Needs `gating`.
+    /// Default: none (not written to files then); `docs/guide/sprt.md` explains the test.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<SprtConfig>,
+}
+
+/// A sequential probability ratio test between two agents over two-game matches
+/// (`[evaluation.sprt]`; `brandubh match --sprt ELO0,ELO1[,ALPHA,BETA]`). The hypotheses are
+/// Elo differences of A over B on the **match** score of RULES.md, "Matches" (a won match
+/// 1, a drawn one ½): H0 says A is `elo0` above B, H1 says `elo1` above.
+/// `brandubh_eval::sprt` runs the test; [`SprtConfig::check`] is its one set of ranges.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SprtConfig {
+    /// Elo of H0. Range −1,000 to 1,000, below `elo1`. Default `0`.
+    pub elo0: f64,
+    /// Elo of H1. Range −1,000 to 1,000, above `elo0`. Default `30`.
+    pub elo1: f64,
+    /// Largest probability of accepting H1 when H0 holds (false positive). Range
+    /// (0, 0.5). Default `0.05`.
+    pub alpha: f64,
+    /// Largest probability of accepting H0 when H1 holds (false negative). Range (0, 0.5).
+    /// Default `0.05`.
+    pub beta: f64,
+    /// Matches after which a test that has decided nothing stops, inconclusive. Range
+    /// 1–1,000,000. Default `1000`.
+    pub max_matches: u32,
+}
+
+impl Default for SprtConfig {
+    fn default() -> Self {
+        SprtConfig {
+            elo0: 0.0,
+            elo1: 30.0,
+            alpha: 0.05,
+            beta: 0.05,
+            max_matches: 1000,
+        }
+    }
+}
+
+impl SprtConfig {
+    /// Checks every field against its documented range: the error names the field
+    /// (`elo0`, `elo1`, `alpha`, `beta` or `max_matches`) and says what is wrong.
+    pub fn check(&self) -> Result<(), ValueError> {
+        float("elo0", self.elo0, Closed(-1000.0), Closed(1000.0))?;
+        float("elo1", self.elo1, Closed(-1000.0), Closed(1000.0))?;
+        if self.elo1 <= self.elo0 {
+            return Err(bad(
+                "elo1",
+                format!("must be above elo0 ({}), got {}", self.elo0, self.elo1),
+            ));
+        }
+        float("alpha", self.alpha, Open(0.0), Open(0.5))?;
+        float("beta", self.beta, Open(0.0), Open(0.5))?;
+        int("max_matches", self.max_matches, 1, 1_000_000)
+    }
 }
 
 impl Default for EvaluationConfig {
@@ -466,6 +526,7 @@ impl Default for EvaluationConfig {
             gating: false,
             gating_threshold: 0.55,
             sims: 32,
+            sprt: None,
         }
     }
 }
@@ -1007,7 +1068,17 @@ impl RunConfig {
                 "needs evaluation.matches > 0 to decide".to_owned(),
             ));
         }
-        Ok(())
+        let Some(sprt) = &e.sprt else {
+            return Ok(());
+        };
+        if !e.gating {
+            return Err(bad(
+                "evaluation.sprt",
+                "gates the new network, so it needs evaluation.gating = true".to_owned(),
+            ));
+        }
+        sprt.check()
+            .map_err(|v| bad(&format!("evaluation.sprt.{}", v.key), v.message))
     }
 }
 
@@ -1409,6 +1480,7 @@ fn known_keys() -> Vec<String> {
     full.training.max_sample_reuse = Some(1.0);
     full.training.recency_half_life = Some(1.0);
     full.training.moves_left_loss_weight = Some(1.0);
+    full.evaluation.sprt = Some(SprtConfig::default());
     let mut keys: Vec<String> = Vec::new();
     for leaf in leaves(&full).into_keys() {
         let mut prefix = String::new();
@@ -1483,6 +1555,9 @@ mod tests {
         let e = err("model = { channels = 8, blokcs = 1 }\n");
         assert!(e.contains("unknown key model.blokcs"), "{e}");
         assert!(e.contains("did you mean model.blocks?"), "{e}");
+        let e = err("[evaluation]\ngating = true\n[evaluation.sprt]\nelo_1 = 30\n");
+        assert!(e.contains("unknown key evaluation.sprt.elo_1"), "{e}");
+        assert!(e.contains("did you mean evaluation.sprt.elo1?"), "{e}");
     }
 
     #[test]
@@ -1689,6 +1764,27 @@ mod tests {
                 "[evaluation]\nmatches = 0\ngating = true",
                 "evaluation.gating",
             ),
+            ("[evaluation.sprt]\nelo1 = 40", "evaluation.sprt"),
+            (
+                "[evaluation]\ngating = true\n[evaluation.sprt]\nelo0 = 30\nelo1 = 10",
+                "evaluation.sprt.elo1",
+            ),
+            (
+                "[evaluation]\ngating = true\n[evaluation.sprt]\nelo0 = -1001",
+                "evaluation.sprt.elo0",
+            ),
+            (
+                "[evaluation]\ngating = true\n[evaluation.sprt]\nalpha = 0.5",
+                "evaluation.sprt.alpha",
+            ),
+            (
+                "[evaluation]\ngating = true\n[evaluation.sprt]\nbeta = 0",
+                "evaluation.sprt.beta",
+            ),
+            (
+                "[evaluation]\ngating = true\n[evaluation.sprt]\nmax_matches = 0",
+                "evaluation.sprt.max_matches",
+            ),
         ];
         for (text, key) in cases {
             let e = err(text);
@@ -1715,6 +1811,14 @@ mod tests {
         c.training.recency_half_life = Some(0.25);
         c.training.moves_left_loss_weight = Some(0.5);
         c.evaluation.baseline = "random".into();
+        c.evaluation.gating = true;
+        c.evaluation.sprt = Some(SprtConfig {
+            elo0: -5.5,
+            elo1: 45.0,
+            alpha: 0.01,
+            beta: 0.1,
+            max_matches: 300,
+        });
         let text = c.to_toml_string().unwrap();
         assert_eq!(RunConfig::from_toml_str(&text, "rt.toml").unwrap(), c);
         let d = RunConfig::default();

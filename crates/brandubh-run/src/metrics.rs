@@ -17,6 +17,7 @@
 //!  "vs_baseline":{"opponent":"random","matches":4,"wins":3,"draws":1,"losses":0}}
 //! ```
 
+use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -25,11 +26,11 @@ use serde::{Deserialize, Serialize};
 use brandubh_fs::FsError;
 
 /// The result of a series of two-game matches (RULES.md, "Matches").
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MatchSummary {
     /// The opponent, e.g. `"previous"` or an agent spec such as `"greedy"`.
     pub opponent: String,
-    /// Matches played.
+    /// Matches played (with `sprt`: the matches the test took to decide).
     pub matches: u32,
     /// Matches won by the new network.
     pub wins: u32,
@@ -37,6 +38,51 @@ pub struct MatchSummary {
     pub draws: u32,
     /// Matches lost.
     pub losses: u32,
+    /// The sequential test that decided when the series stopped, if one did
+    /// (`[evaluation.sprt]`); absent in lines of fixed series and written before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<SprtSummary>,
+}
+
+/// What a sequential probability ratio test decided (`brandubh_eval::sprt`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SprtVerdict {
+    /// H0 accepted: the log-likelihood ratio fell to the lower bound.
+    H0,
+    /// H1 accepted: the log-likelihood ratio rose to the upper bound.
+    H1,
+    /// Neither: the maximum number of matches came first.
+    Inconclusive,
+}
+
+impl fmt::Display for SprtVerdict {
+    /// `H0`, `H1`, `inconclusive`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SprtVerdict::H0 => "H0",
+            SprtVerdict::H1 => "H1",
+            SprtVerdict::Inconclusive => "inconclusive",
+        })
+    }
+}
+
+/// A sequential test's verdict with its log-likelihood ratio and bounds, as a metrics line
+/// records it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SprtSummary {
+    /// What the test decided.
+    pub verdict: SprtVerdict,
+    /// Elo of H0 (match score, A over B).
+    pub elo0: f64,
+    /// Elo of H1.
+    pub elo1: f64,
+    /// The log-likelihood ratio of H1 over H0 when the test stopped.
+    pub llr: f64,
+    /// The lower bound, `ln(beta / (1 - alpha))`: H0 is accepted at or below it.
+    pub lower: f64,
+    /// The upper bound, `ln((1 - beta) / alpha)`: H1 is accepted at or above it.
+    pub upper: f64,
 }
 
 impl MatchSummary {
@@ -300,6 +346,7 @@ pub(crate) mod tests {
                 wins: 2 + i % 2,
                 draws: 1,
                 losses: 1 - i % 2,
+                sprt: None,
             }),
             vs_baseline: (!i.is_multiple_of(3)).then(|| MatchSummary {
                 opponent: "random".into(),
@@ -307,6 +354,7 @@ pub(crate) mod tests {
                 wins: 3,
                 draws: 0,
                 losses: 1,
+                sprt: None,
             }),
             accepted: None,
         }
@@ -393,8 +441,35 @@ pub(crate) mod tests {
             wins: 2,
             draws: 1,
             losses: 1,
+            sprt: None,
         };
         assert_eq!(m.score(), 0.625);
         assert!(MatchSummary::default().score().is_nan());
+    }
+
+    #[test]
+    fn a_sequential_gate_round_trips_and_older_lines_have_none() {
+        let mut r = fake(2);
+        let gate = SprtSummary {
+            verdict: SprtVerdict::H1,
+            elo0: 0.0,
+            elo1: 30.0,
+            llr: 2.97,
+            lower: -2.94,
+            upper: 2.94,
+        };
+        r.vs_previous.as_mut().unwrap().sprt = Some(gate);
+        let line = serde_json::to_string(&r).unwrap();
+        assert!(
+            line.contains(r#""sprt":{"verdict":"h1","elo0":0.0,"elo1":30.0,"llr":2.97"#),
+            "{line}"
+        );
+        let back: IterationMetrics = serde_json::from_str(&line).unwrap();
+        assert_eq!(back.vs_previous.unwrap().sprt, Some(gate));
+        let old = r#"{"opponent":"previous","matches":8,"wins":5,"draws":1,"losses":2}"#;
+        let m: MatchSummary = serde_json::from_str(old).unwrap();
+        assert_eq!(m.sprt, None);
+        assert_eq!(serde_json::to_string(&m).unwrap(), old);
+        assert_eq!(SprtVerdict::Inconclusive.to_string(), "inconclusive");
     }
 }

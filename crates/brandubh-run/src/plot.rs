@@ -21,7 +21,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{FontStyle, register_font};
 
-use crate::metrics::IterationMetrics;
+use crate::metrics::{IterationMetrics, SprtVerdict};
 use brandubh_fs::FsError;
 
 /// Default image size, in pixels.
@@ -70,6 +70,8 @@ struct Series<'a> {
     label: &'a str,
     color: RGBColor,
     points: Vec<(f64, f64)>,
+    /// Points without a line joining them (values that are not a curve over iterations).
+    points_only: bool,
 }
 
 impl<'a> Series<'a> {
@@ -88,6 +90,15 @@ impl<'a> Series<'a> {
             label,
             color,
             points,
+            points_only: false,
+        }
+    }
+
+    /// The same points, not joined by a line.
+    fn points_only(self) -> Series<'a> {
+        Series {
+            points_only: true,
+            ..self
         }
     }
 }
@@ -127,8 +138,57 @@ struct Panel<'a> {
     series: Vec<Series<'a>>,
 }
 
-/// The four panels of the learning curves of `records`.
-fn panels(records: &[IterationMetrics]) -> [Panel<'static>; 4] {
+/// The panels of the learning curves of `records`: four, and a fifth when a sequential
+/// test gated some iteration ([`gating_panel`]).
+fn panels(records: &[IterationMetrics]) -> Vec<Panel<'static>> {
+    let mut panels = Vec::from(curves(records));
+    if records.iter().any(|r| gate_of(r).is_some()) {
+        panels.push(gating_panel(records));
+    }
+    panels
+}
+
+/// The sequential test that gated iteration `r`, if one did.
+fn gate_of(r: &IterationMetrics) -> Option<SprtVerdict> {
+    r.vs_previous.as_ref()?.sprt.map(|t| t.verdict)
+}
+
+/// How many matches each gating decision took, a point per iteration coloured by the
+/// verdict.
+fn gating_panel(records: &[IterationMetrics]) -> Panel<'static> {
+    let decided = |verdict: SprtVerdict| {
+        move |r: &IterationMetrics| {
+            (gate_of(r) == Some(verdict))
+                .then(|| r.vs_previous.as_ref().map(|m| f64::from(m.matches)))
+                .flatten()
+        }
+    };
+    Panel {
+        title: "Gating by SPRT: matches each decision took",
+        y_label: "matches vs previous",
+        fixed_y: None,
+        series: vec![
+            Series::new(
+                "H1: new network kept",
+                GREEN_,
+                records,
+                decided(SprtVerdict::H1),
+            )
+            .points_only(),
+            Series::new("H0: previous kept", RED_, records, decided(SprtVerdict::H0)).points_only(),
+            Series::new(
+                "inconclusive (maximum)",
+                GREY,
+                records,
+                decided(SprtVerdict::Inconclusive),
+            )
+            .points_only(),
+        ],
+    }
+}
+
+/// The four panels every run has.
+fn curves(records: &[IterationMetrics]) -> [Panel<'static>; 4] {
     let mut results = vec![
         Series::new("self-play: White wins", BLUE_, records, |r| {
             Some(r.white_win_rate)
@@ -269,14 +329,21 @@ fn draw_series<DB: DrawingBackend>(
 ) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| e.to_string();
     let color = s.color;
+    if !s.points_only {
+        chart
+            .draw_series(LineSeries::new(
+                s.points.iter().copied(),
+                color.stroke_width(2),
+            ))
+            .map_err(|e| err(&e))?;
+    }
+    let radius = if s.points_only { 5 } else { 3 };
     chart
-        .draw_series(LineSeries::new(
-            s.points.iter().copied(),
-            color.stroke_width(2),
-        ))
-        .map_err(|e| err(&e))?;
-    chart
-        .draw_series(s.points.iter().map(|&p| Circle::new(p, 3, color.filled())))
+        .draw_series(
+            s.points
+                .iter()
+                .map(|&p| Circle::new(p, radius, color.filled())),
+        )
         .map_err(|e| err(&e))?;
     legend_area
         .draw(&PathElement::new(
@@ -343,7 +410,8 @@ fn iteration_range(records: &[IterationMetrics]) -> (f64, f64) {
 }
 
 /// Draws the learning curves of `records` into an RGB buffer of `size`: the title across
-/// the top, then the four panels.
+/// the top, then the four panels (two by two), and the gating panel, if there is one, across
+/// the bottom third.
 fn draw(
     records: &[IterationMetrics],
     title: &str,
@@ -365,8 +433,23 @@ fn draw(
         ))
         .map_err(|e| err(&e))?;
     let x_range = iteration_range(records);
-    for (area, panel) in body.split_evenly((2, 2)).iter().zip(panels(records)) {
-        draw_panel(area, &panel, x_range)?;
+    let mut panels = panels(records);
+    let gating = (panels.len() > 4).then(|| panels.split_off(4));
+    let (grid, bottom) = match &gating {
+        Some(_) => {
+            let (_, height) = body.dim_in_pixel();
+            let (grid, bottom) = body.split_vertically(height * 2 / 3);
+            (grid, Some(bottom))
+        }
+        None => (body, None),
+    };
+    for (area, panel) in grid.split_evenly((2, 2)).iter().zip(&panels) {
+        draw_panel(area, panel, x_range)?;
+    }
+    if let (Some(area), Some(gating)) = (bottom, gating) {
+        for panel in &gating {
+            draw_panel(&area, panel, x_range)?;
+        }
     }
     root.present().map_err(|e| err(&e))?;
     Ok(())
@@ -455,6 +538,55 @@ mod tests {
         records[3].sparring_games = 40;
         records[3].sparring_black_wins = 30;
         assert_eq!(line(&records), Some(vec![(2.0, 0.25), (4.0, 0.75)]));
+    }
+
+    #[test]
+    fn gating_decisions_get_a_panel_of_their_own_where_there_are_any() {
+        let mut records: Vec<_> = (1..=6).map(fake).collect();
+        assert_eq!(panels(&records).len(), 4);
+        let verdicts = [
+            SprtVerdict::H0,
+            SprtVerdict::H1,
+            SprtVerdict::Inconclusive,
+            SprtVerdict::H1,
+        ];
+        for (r, (verdict, matches)) in records
+            .iter_mut()
+            .zip(verdicts.iter().zip([40, 23, 200, 61]))
+        {
+            let vs = r.vs_previous.as_mut().unwrap();
+            vs.matches = matches;
+            vs.sprt = Some(crate::metrics::SprtSummary {
+                verdict: *verdict,
+                elo0: 0.0,
+                elo1: 30.0,
+                llr: 0.0,
+                lower: -2.94,
+                upper: 2.94,
+            });
+        }
+        let all = panels(&records);
+        assert_eq!(all.len(), 5);
+        let points: Vec<_> = all[4]
+            .series
+            .iter()
+            .map(|s| (s.label, s.points.clone()))
+            .collect();
+        assert_eq!(
+            points,
+            vec![
+                ("H1: new network kept", vec![(2.0, 23.0), (4.0, 61.0)]),
+                ("H0: previous kept", vec![(1.0, 40.0)]),
+                ("inconclusive (maximum)", vec![(3.0, 200.0)]),
+            ]
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("learning_curves.png");
+        write_plot(&path, &records, "gated by SPRT").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap()[..8], PNG_SIGNATURE);
+        if let Ok(out) = std::env::var("BRANDUBH_GATE_PLOT_OUT") {
+            std::fs::copy(&path, out).unwrap();
+        }
     }
 
     #[test]

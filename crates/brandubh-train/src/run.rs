@@ -28,7 +28,7 @@ use brandubh_net::optimize::{BatchBuilder, OptimizerConfig, OptimizerKind, StepS
 use brandubh_net::{Device, FastNet, NetConfig, NetEvaluator, encoding};
 use brandubh_rules::{Move, Side, Symmetry};
 use brandubh_run::config::{ConfigError, Optimizer, RunConfig};
-use brandubh_run::metrics::{self, IterationMetrics, MatchSummary, MetricsError};
+use brandubh_run::metrics::{self, IterationMetrics, MatchSummary, MetricsError, SprtVerdict};
 use brandubh_run::plot::{self, PlotError};
 use brandubh_run::replay::{
     self, Chunk, ChunkInfo, GameRecord, GameResult, ReplayError, ReplayWindow,
@@ -765,13 +765,18 @@ impl Iteration<'_> {
         Ok(evaluator.evaluate(&request)?)
     }
 
-    /// Gating: whether the new network replaces the self-play one (`None`: no gating).
+    /// Gating: whether the new network replaces the self-play one (`None`: no gating). A
+    /// sequential test (`[evaluation.sprt]`) keeps it only when it accepts H1; otherwise
+    /// its match score must reach the threshold.
     fn gate(&self, report: Option<&EvaluationReport>) -> Option<bool> {
         let e = &self.config.evaluation;
         let vs = report
             .and_then(|r| r.vs_previous.as_ref())
             .filter(|_| e.gating)?;
-        Some(vs.score() >= e.gating_threshold)
+        Some(match &vs.sprt {
+            Some(test) => test.verdict == SprtVerdict::H1,
+            None => vs.score() >= e.gating_threshold,
+        })
     }
 
     fn metrics(

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use brandubh_net::checkpoint;
 use brandubh_net::{Device, NetConfig};
-use brandubh_run::config::RunConfig;
-use brandubh_run::metrics;
+use brandubh_run::config::{RunConfig, SprtConfig};
+use brandubh_run::metrics::{self, MatchSummary, SprtSummary, SprtVerdict};
 use brandubh_run::replay;
 use brandubh_run::resign::Check;
 use brandubh_run::{RunDir, RunState};
@@ -454,6 +454,97 @@ fn evaluation_is_asked_to_search_with_the_runs_settings() {
         .map(|n| (n, config.search.clone(), config.evaluation.sims))
         .collect();
     assert_eq!(recording.0, expected);
+}
+
+/// Answers each iteration's evaluation with a sequential test's verdict against the
+/// previous network.
+struct Verdicts(Vec<SprtVerdict>);
+
+impl run::Evaluate for Verdicts {
+    fn evaluate(
+        &mut self,
+        request: &run::EvaluationRequest<'_>,
+    ) -> Result<Option<run::EvaluationReport>, run::EvaluationError> {
+        let verdict = self.0[request.iteration as usize - 1];
+        // A lopsided record, so that a threshold gate would decide otherwise than the test.
+        let (wins, losses) = if verdict == SprtVerdict::H1 {
+            (3, 7)
+        } else {
+            (9, 1)
+        };
+        Ok(Some(run::EvaluationReport {
+            vs_previous: Some(MatchSummary {
+                opponent: "previous".into(),
+                matches: wins + losses,
+                wins,
+                draws: 0,
+                losses,
+                sprt: Some(SprtSummary {
+                    verdict,
+                    elo0: 0.0,
+                    elo1: 30.0,
+                    llr: 0.0,
+                    lower: -2.94,
+                    upper: 2.94,
+                }),
+            }),
+            vs_baseline: None,
+        }))
+    }
+}
+
+/// Gating by a sequential test: the new network replaces the self-play one only when the
+/// test accepts H1, whatever its match score; the metrics line keeps the verdict.
+#[test]
+fn a_sequential_gate_keeps_the_new_network_only_on_h1() {
+    let (_tmp, run_dir) = scratch_run();
+    let mut config = tiny();
+    config.iterations = 3;
+    config.evaluation.matches = 1;
+    config.evaluation.gating = true;
+    config.evaluation.sprt = Some(SprtConfig::default());
+    let mut verdicts = Verdicts(vec![
+        SprtVerdict::H0,
+        SprtVerdict::H1,
+        SprtVerdict::Inconclusive,
+    ]);
+    let opts = options(&run_dir, Some(1));
+    let state = run::train(&config, &opts, &mut Quiet, &mut verdicts).unwrap();
+    assert!(
+        state.selfplay_checkpoint.ends_with("iter-000000"),
+        "{state:?}"
+    );
+    let state = run::train(&config, &opts, &mut Quiet, &mut verdicts).unwrap();
+    assert!(
+        state.selfplay_checkpoint.ends_with("iter-000002"),
+        "{state:?}"
+    );
+    let state = run::train(&config, &opts, &mut Quiet, &mut verdicts).unwrap();
+    assert!(
+        state.selfplay_checkpoint.ends_with("iter-000002"),
+        "{state:?}"
+    );
+    let lines = metrics::read_metrics(&RunDir::new(&run_dir).metrics()).unwrap();
+    let gates: Vec<_> = lines
+        .iter()
+        .map(|m| {
+            (
+                m.accepted,
+                m.vs_previous
+                    .as_ref()
+                    .and_then(|v| v.sprt)
+                    .map(|t| t.verdict),
+            )
+        })
+        .collect();
+    assert_eq!(
+        gates,
+        vec![
+            (Some(false), Some(SprtVerdict::H0)),
+            (Some(true), Some(SprtVerdict::H1)),
+            (Some(false), Some(SprtVerdict::Inconclusive)),
+        ]
+    );
 }
 
 /// `model.king_planes`: the run's networks take the King planes from iteration 0 on, train

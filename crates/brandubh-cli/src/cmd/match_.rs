@@ -1,13 +1,19 @@
-//! `brandubh match A B [--matches N] [--threads T] [--seed S] [--ply-cap P] [--json]`.
+//! `brandubh match A B [--matches N] [--sprt ELO0,ELO1[,ALPHA,BETA]] [--threads T] [--seed S]
+//! [--ply-cap P] [--json]`.
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use brandubh_eval::{Entrant, MatchConfig, PlayerFactory, run_matches};
+use brandubh_eval::{
+    Entrant, MatchConfig, PlayerFactory, Progress, Sprt, SprtConfig, run_matches, run_sprt,
+};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::out;
+
+/// Matches played without --sprt when --matches is not given.
+const DEFAULT_MATCHES: u32 = 20;
 
 /// Play two-game matches (sides swapped, RULES.md "Matches") between agents A and B.
 ///
@@ -21,15 +27,29 @@ use crate::out;
 /// Each match starts from its own balanced
 /// opening drawn from the seed (printed on stderr). Prints the match record, game wins by
 /// colour, mean game length and the Elo difference A - B with a 95% interval.
+///
+/// With --sprt, matches go on until a sequential probability ratio test decides between
+/// H0 (A is ELO0 above B on the match score) and H1 (ELO1 above), with false-positive rate
+/// ALPHA and false-negative rate BETA (both 0.05 by default), or --matches is reached
+/// (docs/guide/sprt.md).
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Agent A (White in the first game of each match).
     a: String,
     /// Agent B.
     b: String,
-    /// Number of two-game matches (1-1000000).
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
-    matches: u32,
+    /// Number of two-game matches (1-1000000; default 20). With --sprt, the most the test
+    /// plays before it stops inconclusive (default 1000).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    matches: Option<u32>,
+    /// Play until a sequential probability ratio test decides: ELO0,ELO1[,ALPHA,BETA], e.g.
+    /// 0,30 (H0: A is 0 Elo above B on the match score; H1: 30 above; alpha = beta = 0.05).
+    #[arg(
+        long,
+        value_name = "ELO0,ELO1[,ALPHA,BETA]",
+        allow_hyphen_values = true
+    )]
+    sprt: Option<String>,
     /// Worker threads; 0 uses every core.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..=1024))]
     threads: u16,
@@ -59,16 +79,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             );
         }
     }
+    let sprt = args
+        .sprt
+        .as_deref()
+        .map(|text| {
+            let max = args.matches.unwrap_or(SprtConfig::default().max_matches);
+            brandubh_eval::sprt::parse_sprt(text, max).and_then(Sprt::new)
+        })
+        .transpose()?;
     let seed = args.seed.unwrap_or_else(brandubh_eval::fresh_seed);
     eprintln!("seed {seed} (repeat with --seed {seed})");
     let config = MatchConfig {
-        matches: args.matches,
+        matches: args.matches.unwrap_or(DEFAULT_MATCHES),
         threads: usize::from(args.threads),
         seed,
         ply_cap: args.ply_cap,
         ..MatchConfig::default()
     };
-    let bar = ProgressBar::new(u64::from(args.matches));
+    let total = sprt.map_or(config.matches, |t| t.config.max_matches);
+    let bar = ProgressBar::new(u64::from(total));
     bar.set_style(
         ProgressStyle::with_template(
             "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} matches  {msg}  eta {eta}",
@@ -76,13 +105,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .context("progress bar template")?,
     );
     bar.set_message(format!("A {} vs B {}", args.a, args.b));
-    let report = run_matches(&a, &b, &config, &|p| {
+    let show = |p: &Progress| {
         bar.set_position(u64::from(p.done));
+        let r = p.record;
+        let llr = match (p.llr, &sprt) {
+            (Some(llr), Some(t)) => format!("  LLR {llr:.2} ({:.2} to {:.2})", t.lower, t.upper),
+            _ => String::new(),
+        };
         bar.set_message(format!(
-            "A: {} W / {} D / {} L",
-            p.record.wins, p.record.draws, p.record.losses
+            "A: {} W / {} D / {} L{llr}",
+            r.wins, r.draws, r.losses
         ));
-    });
+    };
+    let report = match &sprt {
+        Some(t) => run_sprt(&a, &b, &config, t, &show),
+        None => run_matches(&a, &b, &config, &show),
+    };
     bar.finish_and_clear();
     let report = report?;
     let mut w = out::stdout();

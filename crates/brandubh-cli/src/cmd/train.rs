@@ -341,7 +341,18 @@ impl Observer for Bars {
     fn iteration_finished(&mut self, m: &IterationMetrics) {
         self.finish();
         let vs = |s: &Option<brandubh_run::metrics::MatchSummary>| match s {
-            Some(s) => format!(", vs {} {}-{}-{}", s.opponent, s.wins, s.draws, s.losses),
+            Some(s) => {
+                let test = s.sprt.map_or(String::new(), |t| {
+                    format!(
+                        " (SPRT {} after {} matches, LLR {:.2})",
+                        t.verdict, s.matches, t.llr
+                    )
+                });
+                format!(
+                    ", vs {} {}-{}-{}{test}",
+                    s.opponent, s.wins, s.draws, s.losses
+                )
+            }
             None => String::new(),
         };
         let resigned = if m.resigned_rate > 0.0 || m.resign_checks > 0 {
