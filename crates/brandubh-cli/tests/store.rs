@@ -631,6 +631,7 @@ fn check_books(chaos: &Chaos, hostile: &[&str; 3]) {
     let [copied, copy, big] = hostile;
     let o = chaos.status(true);
     let text = stdout(&o);
+    eprintln!("{text}");
     assert!(o.status.success(), "{text}{}", stderr(&o));
     assert!(text.contains("books: balanced"), "{text}");
     assert!(

@@ -22,7 +22,8 @@
 //! state → `latest` (compare-and-swap; never to an older iteration). A restarted learner
 //! restores the cache from the store and redoes iteration N with exactly the chunks of its
 //! record, so no chunk is lost or counted twice. The cache keeps only the chunks the
-//! replay window can reach (`training.window_max_positions`).
+//! replay window can reach (`training.window_max_positions`) and the checkpoints of the
+//! state and of the pointer: its size is bounded by the configuration, not the run's age.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -614,6 +615,7 @@ impl GameSource for Learner<'_> {
             hashes,
         };
         self.publish(&pointer)?;
+        prune_checkpoints(dir, &[state.iteration, network])?;
         prune(dir, &window_chunks(&self.records, self.config))
     }
 }
@@ -653,6 +655,26 @@ fn prune(cache: &RunDir, keep: &HashSet<(u32, u32)>) -> Result<(), RunError> {
     for entry in replay::list_chunks(&cache.chunks())? {
         if !keep.contains(&(entry.iteration, entry.seq)) {
             remove_if_present(&entry.path)?;
+        }
+    }
+    Ok(())
+}
+
+/// Removes the cache's checkpoint files of iterations other than `keep` (the store holds
+/// them all; training continues from the state's, self-play plays the pointer's).
+fn prune_checkpoints(cache: &RunDir, keep: &[u32]) -> Result<(), RunError> {
+    let dir = cache.checkpoints();
+    let io = |cause| io_error(&dir, cause);
+    for entry in std::fs::read_dir(&dir).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        let iteration = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix(brandubh_run::layout::CHECKPOINT_PREFIX))
+            .and_then(|n| n.get(..6))
+            .and_then(|d| d.parse::<u32>().ok());
+        if iteration.is_some_and(|i| !keep.contains(&i)) {
+            remove_if_present(&path)?;
         }
     }
     Ok(())
