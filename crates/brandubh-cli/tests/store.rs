@@ -704,7 +704,10 @@ fn wiped_store_is_an_error(chaos: &Chaos, wipe: &dyn Fn()) {
             && err.trim_end().lines().count() == 1,
         "{err}"
     );
-    assert!(chaos.store().get(RunLayout::STATE).unwrap().is_none());
+    assert!(
+        chaos.store().list("").unwrap().is_empty(),
+        "the learner wrote to the wiped store"
+    );
 }
 
 /// Arguments, environment, and what the error says.

@@ -102,6 +102,9 @@ pub fn learn(
             )));
         }
     };
+    // A store that lost the cache's run is refused before the lease is taken: nothing is
+    // written to it.
+    identity_problem(store, &RunDir::new(&options.run.dir))?;
     let lease = Lease::acquire(store, &lease::new_owner(), options.lease_ttl)?;
     let stop = AtomicBool::new(false);
     std::thread::scope(|scope| {
@@ -207,36 +210,20 @@ impl<'a> Learner<'a> {
         Ok(learner)
     }
 
-    /// The store's run identity against the cache's: the same run, or a new run created
-    /// here; a store that lost the cache's run is an error.
+    /// The store's run identity against the cache's ([`identity_problem`] first): the same
+    /// run, or a new run created here.
     fn check_identity(&self, cache: &RunDir) -> Result<RunIdentity, RunError> {
-        let location = self.store.location();
-        let stored = remote::stored_identity(self.store)?;
-        let cached = remote::cached_identity(cache)?;
-        let cached_iteration = cache.read_state()?.map_or(0, |s| s.iteration);
-        let dir = cache.root().display();
-        match (stored, cached) {
-            (Some(s), Some(c)) if s == c => Ok(s),
-            (Some(s), Some(c)) => Err(RunError::Remote(format!(
-                "{location} holds run {} ({}), but the cache {dir} was filled from run {} ({}): give another --cache, or empty this one",
-                s.run_id, s.name, c.run_id, c.name
-            ))),
-            (None, Some(c)) => Err(RunError::Remote(format!(
-                "{location} holds no run (no run.json), but the cache {dir} was filled from its run {} ({}, iteration {cached_iteration}): the store was wiped or replaced; restore it, or start a new run with an empty --cache",
-                c.run_id, c.name
-            ))),
-            (Some(s), None) => {
-                // A cache of unknown origin: nothing in it is trusted.
-                clear_cache(cache)?;
-                remote::remember_identity(cache, &s)?;
+        identity_problem(self.store, cache)?;
+        match remote::stored_identity(self.store)? {
+            Some(s) => {
+                if remote::cached_identity(cache)?.as_ref() != Some(&s) {
+                    // A cache of unknown origin: nothing in it is trusted.
+                    clear_cache(cache)?;
+                    remote::remember_identity(cache, &s)?;
+                }
                 Ok(s)
             }
-            (None, None) => {
-                if cached_iteration > 0 && self.store.get(RunLayout::STATE)?.is_none() {
-                    return Err(RunError::Remote(format!(
-                        "{location} holds no run, but the cache {dir} holds iteration {cached_iteration} of one: the store was wiped or replaced; restore it, or start a new run with an empty --cache"
-                    )));
-                }
+            None => {
                 self.lease.ensure()?;
                 let created = RunIdentity::new(&self.config.name);
                 let bytes = remote::json_bytes(self.store, RunLayout::RUN, &created)?;
@@ -245,7 +232,10 @@ impl<'a> Learner<'a> {
                     created
                 } else {
                     remote::stored_identity(self.store)?.ok_or_else(|| {
-                        RunError::Remote(format!("{}: vanished", location.name_of(RunLayout::RUN)))
+                        RunError::Remote(format!(
+                            "{}: vanished",
+                            self.store.location().name_of(RunLayout::RUN)
+                        ))
                     })?
                 };
                 clear_cache(cache)?;
@@ -617,6 +607,32 @@ impl GameSource for Learner<'_> {
         self.publish(&pointer)?;
         prune_checkpoints(dir, &[state.iteration, network])?;
         prune(dir, &window_chunks(&self.records, self.config))
+    }
+}
+
+/// Why the cache `cache` cannot be used with the run in `store`: it was filled from
+/// another run, or from a run the store no longer holds (wiped or replaced). Reads only.
+fn identity_problem(store: &Store, cache: &RunDir) -> Result<(), RunError> {
+    let location = store.location();
+    let stored = remote::stored_identity(store)?;
+    let cached = remote::cached_identity(cache)?;
+    let cached_iteration = cache.read_state()?.map_or(0, |s| s.iteration);
+    let dir = cache.root().display();
+    match (stored, cached) {
+        (Some(s), Some(c)) if s != c => Err(RunError::Remote(format!(
+            "{location} holds run {} ({}), but the cache {dir} was filled from run {} ({}): give another --cache, or empty this one",
+            s.run_id, s.name, c.run_id, c.name
+        ))),
+        (None, Some(c)) => Err(RunError::Remote(format!(
+            "{location} holds no run (no run.json), but the cache {dir} was filled from its run {} ({}, iteration {cached_iteration}): the store was wiped or replaced; restore it, or start a new run with an empty --cache",
+            c.run_id, c.name
+        ))),
+        (None, None) if cached_iteration > 0 && store.get(RunLayout::STATE)?.is_none() => {
+            Err(RunError::Remote(format!(
+                "{location} holds no run, but the cache {dir} holds iteration {cached_iteration} of one: the store was wiped or replaced; restore it, or start a new run with an empty --cache"
+            )))
+        }
+        _ => Ok(()),
     }
 }
 
