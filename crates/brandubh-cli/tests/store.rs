@@ -385,6 +385,11 @@ impl Chaos {
             "200",
             "--lease-s",
             &LEASE_S.to_string(),
+            // Every chunk found is taken, so that the hostile objects, uploaded after
+            // hundreds of the actors' chunks, are looked at (the bound on an iteration's
+            // games is tested in brandubh-train's tests/store.rs).
+            "--max-games",
+            "1000000",
         ]
         .map(str::to_owned)
         .to_vec()

@@ -66,10 +66,15 @@ pub fn act(
             "actor id {id:?}: use 1-64 letters, digits, '-' or '_'"
         )));
     }
+    // Waiting for the learner counts as alive (the heartbeat a liveness probe reads).
+    let beat = || remote::heartbeat(&options.run.dir);
     let stored = remote::wait_for(
         "the run's config.toml (start the learner)",
         options.poll,
-        || remote::stored_config(store),
+        || {
+            beat();
+            remote::stored_config(store)
+        },
     )?;
     if let Some(given) = config {
         let changed: Vec<String> = stored
@@ -88,12 +93,15 @@ pub fn act(
     let identity = remote::wait_for(
         "the run's run.json (start the learner)",
         options.poll,
-        || remote::stored_identity(store),
+        || {
+            beat();
+            remote::stored_identity(store)
+        },
     )?;
     let mut actor = Actor::start(store, &stored, options, identity)?;
     while options.max_chunks.is_none_or(|m| actor.uploaded_now() < m) {
-        remote::heartbeat(&options.run.dir);
         let pointer = remote::wait_for("the learner's first network", options.poll, || {
+            beat();
             remote::get_json::<Pointer>(store, RunLayout::LATEST)
         })?;
         actor.check_identity()?;

@@ -252,8 +252,14 @@ pub fn host_name() -> String {
 /// Writes the time into `DIR/heartbeat`: a liveness probe checks that it is recent.
 pub(crate) fn heartbeat(dir: &std::path::Path) {
     let path = dir.join("heartbeat");
-    if let Err(e) = brandubh_fs::write_atomic(&path, now_unix_ms().to_string().as_bytes()) {
-        tracing::warn!("cannot write the heartbeat: {e}");
+    let written = std::fs::create_dir_all(dir)
+        .map_err(|e| e.to_string())
+        .and_then(|()| {
+            brandubh_fs::write_atomic(&path, now_unix_ms().to_string().as_bytes())
+                .map_err(|e| e.to_string())
+        });
+    if let Err(e) = written {
+        tracing::warn!("cannot write the heartbeat {}: {e}", path.display());
     }
 }
 
