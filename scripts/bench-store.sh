@@ -54,7 +54,8 @@ for r in $(seq 1 "$rounds"); do
   # actor: a learner publishes iteration 0 and is stopped; the actor plays alone.
   store="${STORE:-file://$work/store}-$r"
   local_store="${store#file://}"
-  $bin train --role learner --config "$config" --run "$store" --cache "$work/l1-$r" --quiet 2>"$work/l1-$r.log" &
+  # A short lease: the learner is killed, and the next one may start once it runs out.
+  $bin train --role learner --config "$config" --run "$store" --cache "$work/l1-$r" --lease-s 3 --quiet 2>"$work/l1-$r.log" &
   learner=$!
   if [[ "$store" == file://* ]]; then
     until [ -f "$local_store/latest" ]; do sleep 0.2; done
@@ -62,10 +63,12 @@ for r in $(seq 1 "$rounds"); do
     until $bin status --run "$store" 2>/dev/null | grep -q "actors play network 0"; do sleep 0.5; done
   fi
   kill "$learner"; wait "$learner" 2>/dev/null || true
+  lease_out=$(( $(date +%s) + 4 ))
   $bin train --role actor --run "$store" --actor-id bench --chunks "$chunks" --cache "$work/a-$r" --quiet 2>"$work/a-$r.log"
   actor=$(sed -n 's/.*uploaded in .* (\([0-9.]*\) games\/s).*/\1/p' "$work/a-$r.log")
 
-  # ingest: a fresh learner finds the chunks waiting.
+  # ingest: a fresh learner finds the chunks waiting (once the killed one's lease ran out).
+  while [ "$(date +%s)" -lt "$lease_out" ]; do sleep 0.2; done
   $bin train --role learner --run "$store" --cache "$work/l2-$r" --quiet 2>"$work/l2-$r.log"
   if [[ "$store" == file://* ]]; then m="$local_store/metrics.jsonl"; else
     m="$work/l2-$r/metrics.jsonl"; fi

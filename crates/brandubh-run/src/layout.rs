@@ -13,12 +13,26 @@
 //! elo.png                           RunLayout::ELO_PLOT
 //!
 //! A store run (learner and actors on shared object storage) adds:
+//! run.json                          RunLayout::RUN             the run's identity, written once
 //! latest                            RunLayout::LATEST          the network actors play (written last)
-//! chunks/ACTOR/SSSSSSSS.brz         RunLayout::actor_chunk     an actor's games, immutable
+//! chunks/ACTOR/SESSION-SSSSSSSS.brz RunLayout::actor_chunk     an actor's games, immutable
 //! actors/ACTOR.json                 RunLayout::actor_status    an actor's counts, last upload
+//! learner/lease.json                RunLayout::LEASE           who may write the run, until when
 //! learner/iter-NNNNNN.json          RunLayout::consumed        the chunks iteration N trained on
-//! rejected/chunks/ACTOR/SSSSSSSS.brz RunLayout::rejected       chunks that failed their checks
+//! quarantine/objects/TAG            RunLayout::quarantined     objects that failed their checks
+//! quarantine/reasons/TAG.json       RunLayout::quarantine_reason  their keys, and why
 //! ```
+//!
+//! A quarantined object's `TAG` is derived from its original key by the learner (a hash:
+//! a stranger's key may hold characters no key of this layout has), so the object and its
+//! reason are found from each other.
+//!
+//! ```text
+//! ```
+//!
+//! An actor chunk's key is unique by construction: `SESSION` is 16 hex digits drawn by
+//! each actor process when it starts (its start time in milliseconds and random bits), and
+//! `SSSSSSSS` counts that process's chunks from 0; nothing found in the store changes them.
 
 use crate::replay::{CHUNK_EXTENSION, chunk_file_name};
 
@@ -57,8 +71,12 @@ impl RunLayout {
     pub const ACTORS: &'static str = "actors";
     /// Store runs: the learner's records of consumed chunks.
     pub const LEARNER: &'static str = "learner";
-    /// Store runs: chunks moved aside because they failed their checks.
-    pub const REJECTED: &'static str = "rejected";
+    /// Store runs: objects moved aside because they failed their checks.
+    pub const QUARANTINE: &'static str = "quarantine";
+    /// Store runs: the run's identity, written once when the run is created.
+    pub const RUN: &'static str = "run.json";
+    /// Store runs: the learner's lease.
+    pub const LEASE: &'static str = "learner/lease.json";
 
     /// `checkpoints/iter-NNNNNN`: the checkpoint of `iteration`, without extension.
     #[must_use]
@@ -73,23 +91,43 @@ impl RunLayout {
         format!("{}/{}", Self::CHUNKS, chunk_file_name(iteration, seq))
     }
 
-    /// `chunks/ACTOR/SSSSSSSS.brz`: an actor's chunk `seq`. Actor ids are unique, so two
-    /// actors never write the same key, and an actor never writes a key twice.
+    /// `chunks/ACTOR/SESSION-SSSSSSSS.brz`: chunk `seq` of the actor process `session` (see
+    /// the module documentation). Actor ids are unique and every process draws its own
+    /// session, so no two chunks share a key.
     #[must_use]
-    pub fn actor_chunk(actor: &str, seq: u64) -> String {
-        format!("{}/{actor}/{seq:08}.{CHUNK_EXTENSION}", Self::CHUNKS)
+    pub fn actor_chunk(actor: &str, session: u64, seq: u64) -> String {
+        format!(
+            "{}/{actor}/{session:016x}-{seq:08}.{CHUNK_EXTENSION}",
+            Self::CHUNKS
+        )
     }
 
-    /// The `(actor, seq)` of an actor chunk's key, if it is one.
+    /// The actor, session and sequence number of an actor chunk's key, if it is exactly
+    /// one that [`RunLayout::actor_chunk`] writes.
     #[must_use]
-    pub fn parse_actor_chunk(key: &str) -> Option<(&str, u64)> {
+    pub fn parse_actor_chunk(key: &str) -> Option<ActorChunk<'_>> {
         let rest = key.strip_prefix(Self::CHUNKS)?.strip_prefix('/')?;
         let (actor, file) = rest.split_once('/')?;
-        let seq = file.strip_suffix(CHUNK_EXTENSION)?.strip_suffix('.')?;
-        if !valid_actor_id(actor) || seq.len() != 8 || !seq.bytes().all(|b| b.is_ascii_digit()) {
+        let stem = file.strip_suffix(CHUNK_EXTENSION)?.strip_suffix('.')?;
+        let (session, seq) = stem.split_once('-')?;
+        let hex = |s: &str| {
+            s.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        };
+        let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+        if !valid_actor_id(actor)
+            || session.len() != 16
+            || !hex(session)
+            || seq.len() != 8
+            || !digits(seq)
+        {
             return None;
         }
-        Some((actor, seq.parse().ok()?))
+        Some(ActorChunk {
+            actor,
+            session: u64::from_str_radix(session, 16).ok()?,
+            seq: seq.parse().ok()?,
+        })
     }
 
     /// `actors/ACTOR.json`: an actor's status.
@@ -115,11 +153,37 @@ impl RunLayout {
             .then(|| digits.parse().ok())?
     }
 
-    /// `rejected/KEY`: where a chunk that failed its checks is moved.
+    /// `quarantine/objects/TAG`: where an object that failed its checks is moved.
     #[must_use]
-    pub fn rejected(key: &str) -> String {
-        format!("{}/{key}", Self::REJECTED)
+    pub fn quarantined(tag: &str) -> String {
+        format!("{}/objects/{tag}", Self::QUARANTINE)
     }
+
+    /// `quarantine/reasons/TAG.json`: the original key of the object `TAG` and why it
+    /// was quarantined.
+    #[must_use]
+    pub fn quarantine_reason(tag: &str) -> String {
+        format!("{}/reasons/{tag}.json", Self::QUARANTINE)
+    }
+
+    /// The tag of a quarantine reason's key.
+    #[must_use]
+    pub fn parse_quarantine_reason(key: &str) -> Option<&str> {
+        key.strip_prefix(Self::QUARANTINE)?
+            .strip_prefix("/reasons/")?
+            .strip_suffix(".json")
+    }
+}
+
+/// An actor chunk's key, parsed ([`RunLayout::parse_actor_chunk`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ActorChunk<'k> {
+    /// The actor's id.
+    pub actor: &'k str,
+    /// The actor process that wrote it.
+    pub session: u64,
+    /// Its number among that process's chunks.
+    pub seq: u64,
 }
 
 /// `iter-NNNNNN`: the trainer's name for the checkpoint of `iteration`.
@@ -145,19 +209,26 @@ mod tests {
     fn keys_follow_the_layout_and_parse_back() {
         assert_eq!(RunLayout::checkpoint(7), "checkpoints/iter-000007");
         assert_eq!(RunLayout::chunk(3, 4), "chunks/chunk-000003-000004.brz");
-        let key = RunLayout::actor_chunk("host-1a2b", 12);
-        assert_eq!(key, "chunks/host-1a2b/00000012.brz");
-        assert_eq!(RunLayout::parse_actor_chunk(&key), Some(("host-1a2b", 12)));
+        let key = RunLayout::actor_chunk("host-1a2b", 0x0193_a1b2_c3d4_e5f6, 12);
+        assert_eq!(key, "chunks/host-1a2b/0193a1b2c3d4e5f6-00000012.brz");
+        assert_eq!(
+            RunLayout::parse_actor_chunk(&key),
+            Some(ActorChunk {
+                actor: "host-1a2b",
+                session: 0x0193_a1b2_c3d4_e5f6,
+                seq: 12
+            })
+        );
         assert_eq!(RunLayout::actor_status("a"), "actors/a.json");
         assert_eq!(RunLayout::consumed(5), "learner/iter-000005.json");
         assert_eq!(
             RunLayout::parse_consumed("learner/iter-000005.json"),
             Some(5)
         );
-        assert_eq!(
-            RunLayout::rejected(&key),
-            "rejected/chunks/host-1a2b/00000012.brz"
-        );
+        assert_eq!(RunLayout::quarantined("ab12"), "quarantine/objects/ab12");
+        let reason = RunLayout::quarantine_reason("ab12");
+        assert_eq!(reason, "quarantine/reasons/ab12.json");
+        assert_eq!(RunLayout::parse_quarantine_reason(&reason), Some("ab12"));
     }
 
     #[test]
@@ -165,12 +236,19 @@ mod tests {
         for key in [
             "chunks/chunk-000001-000000.brz",
             "chunks/a/12.brz",
+            "chunks/a/00000001.brz",
+            "chunks/a/99999999.brz",
+            "chunks/a/0193a1b2c3d4e5f6-0000001.brz",
+            "chunks/a/0193A1B2C3D4E5F6-00000001.brz",
+            "chunks/a/0193a1b2c3d4e5f-00000001.brz",
+            "chunks/a/0193a1b2c3d4e5f6-000000001.brz",
+            "chunks/a/0193a1b2c3d4e5f6-00000001.brz.tmp",
             "chunks/a/0000001x.brz",
             "chunks/a/b/00000001.brz",
             "chunks/a b/00000001.brz",
             "chunks//00000001.brz",
             "chunks/a/00000001.brz.tmp",
-            "rejected/chunks/a/00000001.brz",
+            "quarantine/objects/0193a1b2c3d4e5f6",
         ] {
             assert_eq!(RunLayout::parse_actor_chunk(key), None, "{key}");
         }

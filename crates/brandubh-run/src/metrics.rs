@@ -155,6 +155,14 @@ pub struct IterationMetrics {
     /// resignations.
     #[serde(default)]
     pub false_resignations: u32,
+    /// Store runs: games the learner consumed but did not train on, their network being
+    /// more than its `max_network_age` older than the one trained.
+    #[serde(default, skip_serializing_if = "crate::config::is_zero_u32")]
+    pub stale_games: u32,
+    /// Store runs: valid chunks left waiting for later iterations because this one had its
+    /// most games (`--max-games`).
+    #[serde(default, skip_serializing_if = "crate::config::is_zero_u32")]
+    pub waiting_chunks: u32,
     /// Gradient steps taken.
     pub training_steps: u32,
     /// Mean policy cross-entropy over the iteration's steps.
@@ -333,6 +341,8 @@ pub(crate) mod tests {
             false_resignations: 0,
             sparring_games: 0,
             sparring_black_wins: 0,
+            stale_games: 0,
+            waiting_chunks: 0,
             training_steps: 40,
             policy_loss: 3.0 / (1.0 + 0.1 * x),
             value_loss: 0.9 / (1.0 + 0.05 * x),

@@ -7,6 +7,14 @@
 //! the layout itself is `brandubh_run::layout`). Every put is whole: a local directory
 //! writes a temporary name and renames it, an object store puts atomically.
 //!
+//! Besides plain puts, two conditional writes: [`Store::put_new`] writes only where no
+//! object is (`PutMode::Create`: S3's `If-None-Match: *`, a hard link on a directory), and
+//! [`Store::put_if`] replaces an object only if it is still the version that was read
+//! (`PutMode::Update` with its ETag: S3's `If-Match`; on a directory, under an exclusive
+//! `flock` of the store's root, which every `put_if` on that directory takes). Reads are
+//! bounded: [`Store::get_bounded`] refuses an object larger than its caller accepts before
+//! reading it, and stops a body that grows past that while streamed.
+//!
 //! Store errors that can pass (connection refused, timeouts, server errors) are retried
 //! with backoff, each retry announced on one line (`store s3://b/run unreachable (…),
 //! retrying in 2 s`); the others (not found, permission denied, a bad key) return at once.
@@ -34,9 +42,9 @@ use std::time::{Duration, SystemTime};
 
 use futures_util::TryStreamExt;
 use object_store::path::Path as ObjectPath;
-use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
+use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
 
-pub use location::{Location, LocationError};
+pub use location::{Location, LocationError, redact};
 pub use retry::Retry;
 
 /// A run's store: a directory or an object store, under the run's prefix.
@@ -45,7 +53,13 @@ pub struct Store {
     inner: Arc<dyn ObjectStore>,
     runtime: tokio::runtime::Runtime,
     retry: Retry,
+    /// The largest object [`Store::get`] reads.
+    max_object_bytes: u64,
 }
+
+/// The largest object [`Store::get`] reads (1 GiB): far above any checkpoint this program
+/// writes, and a bound on what a stranger's object can make it allocate.
+pub const MAX_OBJECT_BYTES: u64 = 1 << 30;
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -62,6 +76,43 @@ pub struct Entry {
     pub size: u64,
     /// When it was last written.
     pub modified: SystemTime,
+    /// Its version as the store names it (an ETag), if the store gives one.
+    pub e_tag: Option<String>,
+}
+
+/// The version of an object read with [`Store::get_versioned`], for [`Store::put_if`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Version(Option<String>);
+
+impl Version {
+    /// The store's name for it (an ETag), if it gave one.
+    #[must_use]
+    pub fn e_tag(&self) -> Option<&str> {
+        self.0.as_deref()
+    }
+}
+
+/// An object's bytes and version.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Versioned {
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+    /// Its version.
+    pub version: Version,
+}
+
+/// What a bounded read found.
+enum Fetched {
+    Missing,
+    TooLarge(u64),
+    Got(Vec<u8>, Option<String>),
+}
+
+/// The SHA-256 of `bytes` in lower-case hex: the content hash of chunks and network files.
+#[must_use]
+pub fn content_hash(bytes: &[u8]) -> String {
+    let digest = ring::digest::digest(&ring::digest::SHA256, bytes);
+    digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A store operation that failed; one line naming the store and the key.
@@ -77,6 +128,18 @@ pub enum StoreError {
         location: String,
         /// What is wrong.
         reason: String,
+    },
+    /// An object is larger than its reader accepts; nothing more of it was read.
+    #[error("store {location}: {key}: {size} bytes, more than the {max} accepted")]
+    TooLarge {
+        /// The location.
+        location: String,
+        /// The key.
+        key: String,
+        /// Its size (or the bytes seen before the read stopped).
+        size: u64,
+        /// The most accepted.
+        max: u64,
     },
     /// A key is not one this program writes.
     #[error("store {location}: bad key {key:?}")]
@@ -133,6 +196,7 @@ impl Store {
             inner,
             runtime,
             retry,
+            max_object_bytes: MAX_OBJECT_BYTES,
         })
     }
 
@@ -142,14 +206,73 @@ impl Store {
         &self.location
     }
 
-    /// The object at `key`; `None` if there is none.
+    /// The object at `key`; `None` if there is none. Objects over [`MAX_OBJECT_BYTES`] are
+    /// refused ([`StoreError::TooLarge`]).
     pub fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        let path = self.path(key)?;
+        self.get_bounded(key, self.max_object_bytes)
+    }
+
+    /// The object at `key` if it holds at most `max` bytes; `None` if there is none. A
+    /// larger one is [`StoreError::TooLarge`]: refused from its size before its body is
+    /// read, or as soon as a streamed body passes `max`.
+    pub fn get_bounded(&self, key: &str, max: u64) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self.get_versioned(key, max)?.map(|v| v.bytes))
+    }
+
+    /// [`Store::get_bounded`], with the object's version for [`Store::put_if`].
+    pub fn get_versioned(&self, key: &str, max: u64) -> Result<Option<Versioned>, StoreError> {
+        match self.fetch(key, max)? {
+            Fetched::Missing => Ok(None),
+            Fetched::TooLarge(size) => Err(StoreError::TooLarge {
+                location: self.location.to_string(),
+                key: key.to_owned(),
+                size,
+                max,
+            }),
+            Fetched::Got(bytes, e_tag) => Ok(Some(Versioned {
+                bytes,
+                version: Version(e_tag),
+            })),
+        }
+    }
+
+    fn fetch(&self, key: &str, max: u64) -> Result<Fetched, StoreError> {
+        let path = self.read_path(key)?;
         self.retrying("get", key, || {
             let path = path.clone();
             async move {
-                match self.inner.get(&path).await {
-                    Ok(got) => got.bytes().await.map(|b| Some(b.to_vec())),
+                let got = match self.inner.get(&path).await {
+                    Ok(got) => got,
+                    Err(object_store::Error::NotFound { .. }) => return Ok(Fetched::Missing),
+                    Err(e) => return Err(e),
+                };
+                let (size, e_tag) = (got.meta.size, got.meta.e_tag.clone());
+                if size > max {
+                    return Ok(Fetched::TooLarge(size));
+                }
+                let mut bytes =
+                    Vec::with_capacity(usize::try_from(size.min(64 << 20)).unwrap_or(0));
+                let mut stream = got.into_stream();
+                while let Some(part) = stream.try_next().await? {
+                    let seen = (bytes.len() + part.len()) as u64;
+                    if seen > max {
+                        return Ok(Fetched::TooLarge(seen));
+                    }
+                    bytes.extend_from_slice(&part);
+                }
+                Ok(Fetched::Got(bytes, e_tag))
+            }
+        })
+    }
+
+    /// The size, time and version of the object at `key`, without its body.
+    pub fn head(&self, key: &str) -> Result<Option<Entry>, StoreError> {
+        let path = self.read_path(key)?;
+        self.retrying("head", key, || {
+            let path = path.clone();
+            async move {
+                match self.inner.head(&path).await {
+                    Ok(meta) => Ok(Some(entry(meta))),
                     Err(object_store::Error::NotFound { .. }) => Ok(None),
                     Err(e) => Err(e),
                 }
@@ -159,17 +282,126 @@ impl Store {
 
     /// Writes `bytes` at `key`, whole (replacing what was there).
     pub fn put(&self, key: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        self.put_mode(key, bytes, "put", || PutMode::Overwrite)
+            .map(|_| ())
+            .map_err(StoreError::from)
+    }
+
+    /// Writes `bytes` at `key` only if no object is there: `true` if the object now holds
+    /// them (written by this call, or by an earlier try of it whose answer was lost), `false`
+    /// if another object was there first (left as it was). A store that cannot write
+    /// create-only (an S3 server with conditional puts disabled) is an error, never a
+    /// silent overwrite.
+    pub fn put_new(&self, key: &str, bytes: &[u8]) -> Result<bool, StoreError> {
+        match self.put_mode(key, bytes, "put-new", || PutMode::Create) {
+            Ok(_) => Ok(true),
+            Err(Conditional::Failed) => self.holds(key, bytes),
+            Err(Conditional::Store(e)) => Err(e),
+        }
+    }
+
+    /// Replaces the object at `key` with `bytes` only if it is still `expected` (read by
+    /// [`Store::get_versioned`]): its new version, or `None` if it changed or is gone
+    /// since (nothing written).
+    pub fn put_if(
+        &self,
+        key: &str,
+        bytes: &[u8],
+        expected: &Version,
+    ) -> Result<Option<Version>, StoreError> {
+        if let Location::Local(dir) = &self.location {
+            return self.put_if_locked(dir, key, bytes, expected);
+        }
+        let update = || {
+            PutMode::Update(UpdateVersion {
+                e_tag: expected.0.clone(),
+                version: None,
+            })
+        };
+        match self.put_mode(key, bytes, "put-if", update) {
+            Ok(e_tag) => Ok(Some(Version(e_tag))),
+            Err(Conditional::Failed) => self.version_if_holds(key, bytes),
+            Err(Conditional::Store(e)) => Err(e),
+        }
+    }
+
+    /// A directory cannot compare and swap: `put_if` holds an exclusive lock on the root
+    /// directory while it compares the version and renames the new file in place.
+    fn put_if_locked(
+        &self,
+        dir: &std::path::Path,
+        key: &str,
+        bytes: &[u8],
+        expected: &Version,
+    ) -> Result<Option<Version>, StoreError> {
+        let op_err = |cause: String| StoreError::Op {
+            location: self.location.to_string(),
+            op: "put-if",
+            key: key.to_owned(),
+            cause,
+        };
+        let root = std::fs::File::open(dir)
+            .map_err(|e| op_err(format!("cannot open the directory: {e}")))?;
+        root.lock()
+            .map_err(|e| op_err(format!("cannot lock the directory: {e}")))?;
+        let current = self.head(key)?.map(|e| e.e_tag);
+        if current != Some(expected.0.clone()) {
+            return Ok(None);
+        }
+        let e_tag = self
+            .put_mode(key, bytes, "put-if", || PutMode::Overwrite)
+            .map_err(|e| match e {
+                Conditional::Store(e) => e,
+                Conditional::Failed => op_err("overwritten".into()),
+            })?;
+        drop(root);
+        Ok(Some(Version(e_tag)))
+    }
+
+    /// Whether the object at `key` holds exactly `bytes` (after a conditional write failed:
+    /// an earlier try of the same write may have landed).
+    fn holds(&self, key: &str, bytes: &[u8]) -> Result<bool, StoreError> {
+        Ok(self.version_if_holds(key, bytes)?.is_some())
+    }
+
+    fn version_if_holds(&self, key: &str, bytes: &[u8]) -> Result<Option<Version>, StoreError> {
+        let max = bytes.len() as u64;
+        match self.fetch(key, max)? {
+            Fetched::Got(found, e_tag) if found == bytes => Ok(Some(Version(e_tag))),
+            _ => Ok(None),
+        }
+    }
+
+    /// A put with `mode`; a failed precondition is [`Conditional::Failed`].
+    fn put_mode(
+        &self,
+        key: &str,
+        bytes: &[u8],
+        op: &'static str,
+        mode: impl Fn() -> PutMode,
+    ) -> Result<Option<String>, Conditional> {
         let path = self.path(key)?;
         let payload = bytes::Bytes::copy_from_slice(bytes);
-        self.retrying("put", key, || {
+        let put = self.retrying(op, key, || {
             let (path, payload) = (path.clone(), PutPayload::from_bytes(payload.clone()));
-            async move { self.inner.put(&path, payload).await.map(|_| ()) }
-        })
+            let options = PutOptions::from(mode());
+            async move {
+                match self.inner.put_opts(&path, payload, options).await {
+                    Ok(done) => Ok(Ok(done.e_tag)),
+                    Err(
+                        object_store::Error::AlreadyExists { .. }
+                        | object_store::Error::Precondition { .. },
+                    ) => Ok(Err(())),
+                    Err(e) => Err(e),
+                }
+            }
+        })?;
+        put.map_err(|()| Conditional::Failed)
     }
 
     /// Every object under `prefix` (a key or a key's leading segments; `""`: all),
-    /// sorted by key. Objects whose names this program never writes (a local store's
-    /// temporary files) are left out.
+    /// sorted by key, strangers' objects included (they may be read, moved and deleted,
+    /// never written). A local store's temporary files are left out.
     pub fn list(&self, prefix: &str) -> Result<Vec<Entry>, StoreError> {
         let path = if prefix.is_empty() {
             None
@@ -183,12 +415,8 @@ impl Store {
                     self.inner.list(path.as_ref()).try_collect().await?;
                 Ok(metas
                     .into_iter()
-                    .filter(|m| valid_key(m.location.as_ref()))
-                    .map(|m| Entry {
-                        key: m.location.to_string(),
-                        size: m.size,
-                        modified: m.last_modified.into(),
-                    })
+                    .filter(|m| listable(m.location.as_ref()))
+                    .map(entry)
                     .collect())
             }
         })?;
@@ -198,7 +426,7 @@ impl Store {
 
     /// Deletes the object at `key` (nothing if there is none).
     pub fn delete(&self, key: &str) -> Result<(), StoreError> {
-        let path = self.path(key)?;
+        let path = self.read_path(key)?;
         self.retrying("delete", key, || {
             let path = path.clone();
             async move {
@@ -213,22 +441,35 @@ impl Store {
     /// Moves the object at `from` to `to` (copy, then delete where the store cannot
     /// rename).
     pub fn rename(&self, from: &str, to: &str) -> Result<(), StoreError> {
-        let (src, dst) = (self.path(from)?, self.path(to)?);
+        let (src, dst) = (self.read_path(from)?, self.path(to)?);
         self.retrying("rename", from, || {
             let (src, dst) = (src.clone(), dst.clone());
             async move { self.inner.rename(&src, &dst).await }
         })
     }
 
+    /// The path of a key this program writes ([`valid_key`]).
     fn path(&self, key: &str) -> Result<ObjectPath, StoreError> {
-        let bad = || StoreError::BadKey {
-            location: self.location.to_string(),
-            key: key.to_owned(),
-        };
         if !valid_key(key) {
-            return Err(bad());
+            return Err(self.bad_key(key));
         }
-        ObjectPath::parse(key).map_err(|_| bad())
+        ObjectPath::parse(key).map_err(|_| self.bad_key(key))
+    }
+
+    /// The path of a key to read, move or delete: one this program writes, or a stranger's
+    /// that [`Store::list`] found.
+    fn read_path(&self, key: &str) -> Result<ObjectPath, StoreError> {
+        if !listable(key) {
+            return Err(self.bad_key(key));
+        }
+        ObjectPath::parse(key).map_err(|_| self.bad_key(key))
+    }
+
+    fn bad_key(&self, key: &str) -> StoreError {
+        StoreError::BadKey {
+            location: self.location.to_string(),
+            key: redact(key),
+        }
     }
 
     /// Runs the operation `make()` builds until it succeeds, fails for good, or the
@@ -250,7 +491,13 @@ impl Store {
                 }
                 Err(e) => e,
             };
-            let cause = one_line(&error);
+            let cause = match &error {
+                object_store::Error::NotImplemented { .. } => format!(
+                    "{}: the store cannot write conditionally (S3: a server that honours If-None-Match and If-Match, with AWS_CONDITIONAL_PUT unset or \"etag\")",
+                    one_line(&error)
+                ),
+                _ => one_line(&error),
+            };
             let wait = self.retry.delay(attempt);
             if !retry::transient(&error) || started.elapsed() + wait > self.retry.give_up_after {
                 return Err(StoreError::Op {
@@ -269,6 +516,59 @@ impl Store {
             attempt += 1;
         }
     }
+}
+
+/// Why a conditional put did not write.
+enum Conditional {
+    /// The object was there (create-only) or had changed (update).
+    Failed,
+    /// The store failed.
+    Store(StoreError),
+}
+
+impl From<StoreError> for Conditional {
+    fn from(e: StoreError) -> Conditional {
+        Conditional::Store(e)
+    }
+}
+
+impl From<Conditional> for StoreError {
+    fn from(c: Conditional) -> StoreError {
+        match c {
+            Conditional::Store(e) => e,
+            Conditional::Failed => StoreError::Op {
+                location: String::new(),
+                op: "put",
+                key: String::new(),
+                cause: "a plain put reported a failed precondition".into(),
+            },
+        }
+    }
+}
+
+fn entry(m: object_store::ObjectMeta) -> Entry {
+    Entry {
+        key: m.location.to_string(),
+        size: m.size,
+        modified: m.last_modified.into(),
+        e_tag: m.e_tag,
+    }
+}
+
+/// Keys that may be read, moved or deleted: at most 1,024 bytes, no control characters,
+/// not a local store's temporary file (`NAME#N`); `object_store`'s own parsing refuses
+/// `.` and `..` segments after this.
+fn listable(key: &str) -> bool {
+    !key.is_empty()
+        && key.len() <= 1024
+        && !key.chars().any(char::is_control)
+        && !key.split('/').next_back().is_some_and(is_temp_name)
+}
+
+/// `NAME#DIGITS`: a temporary file of `LocalFileSystem`'s puts.
+fn is_temp_name(name: &str) -> bool {
+    name.rsplit_once('#')
+        .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The keys this program writes: ASCII letters, digits, `.`, `_`, `-` in `/`-separated
@@ -295,7 +595,7 @@ fn one_line(error: &(dyn std::error::Error + 'static)) -> String {
         }
         source = s.source();
     }
-    let joined = parts.join(": ");
+    let joined = redact(&parts.join(": "));
     let flat: String = joined.lines().map(str::trim).collect::<Vec<_>>().join(" ");
     if flat.chars().count() > 300 {
         flat.chars().take(300).chain("…".chars()).collect()
@@ -499,6 +799,88 @@ mod tests {
         );
     }
 
+    /// Create-only and compare-and-swap writes, on a store of each kind that has them.
+    fn conditional_writes(s: &Store) {
+        assert!(s.put_new("learner/iter-000001.json", b"one").unwrap());
+        // The same bytes again: an earlier try of the same write landed.
+        assert!(s.put_new("learner/iter-000001.json", b"one").unwrap());
+        assert!(!s.put_new("learner/iter-000001.json", b"two").unwrap());
+        assert_eq!(s.get("learner/iter-000001.json").unwrap().unwrap(), b"one");
+        s.put("latest", b"v1").unwrap();
+        let v1 = s.get_versioned("latest", 100).unwrap().unwrap();
+        let v2 = s.put_if("latest", b"v2", &v1.version).unwrap().unwrap();
+        // A writer still holding v1 lost: nothing written.
+        assert_eq!(s.put_if("latest", b"v3", &v1.version).unwrap(), None);
+        assert_eq!(s.get("latest").unwrap().unwrap(), b"v2");
+        assert!(s.put_if("latest", b"v4", &v2).unwrap().is_some());
+        s.delete("latest").unwrap();
+        assert_eq!(s.put_if("latest", b"v5", &v2).unwrap(), None);
+        assert_eq!(s.get("latest").unwrap(), None);
+    }
+
+    #[test]
+    fn conditional_writes_in_memory_and_in_a_directory() {
+        conditional_writes(&Store::open("memory://").unwrap());
+        let dir = tempfile::tempdir().unwrap();
+        conditional_writes(&Store::open(dir.path().to_str().unwrap()).unwrap());
+    }
+
+    #[test]
+    fn reads_are_bounded_before_and_while_streaming() {
+        let dir = tempfile::tempdir().unwrap();
+        for s in [
+            Store::open("memory://").unwrap(),
+            Store::open(dir.path().to_str().unwrap()).unwrap(),
+        ] {
+            s.put("chunks/a/big", &vec![7u8; 100_000]).unwrap();
+            let e = s
+                .get_bounded("chunks/a/big", 99_999)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.ends_with("chunks/a/big: 100000 bytes, more than the 99999 accepted"),
+                "{e}"
+            );
+            assert_eq!(
+                s.get_bounded("chunks/a/big", 100_000)
+                    .unwrap()
+                    .unwrap()
+                    .len(),
+                100_000
+            );
+            assert_eq!(s.head("chunks/a/big").unwrap().unwrap().size, 100_000);
+            assert_eq!(s.head("chunks/a/none").unwrap(), None);
+        }
+        assert_eq!(
+            content_hash(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn strangers_keys_are_listed_read_and_moved_but_never_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::open(dir.path().to_str().unwrap()).unwrap();
+        std::fs::create_dir_all(dir.path().join("chunks/a b")).unwrap();
+        std::fs::write(dir.path().join("chunks/a b/x y.brz"), b"junk").unwrap();
+        let keys: Vec<String> = s
+            .list("chunks")
+            .unwrap()
+            .into_iter()
+            .map(|e| e.key)
+            .collect();
+        assert_eq!(keys, ["chunks/a b/x y.brz"]);
+        assert_eq!(s.get("chunks/a b/x y.brz").unwrap().unwrap(), b"junk");
+        s.rename("chunks/a b/x y.brz", "quarantine/objects/x")
+            .unwrap();
+        assert!(
+            s.put("chunks/a b/z", b"z")
+                .unwrap_err()
+                .to_string()
+                .contains("bad key")
+        );
+    }
+
     #[test]
     fn bad_keys_are_refused() {
         let s = Store::open("memory://").unwrap();
@@ -543,7 +925,7 @@ mod tests {
         };
         let location = Location::parse("s3://b/run").unwrap();
         let vars = env(&[
-            ("AWS_ENDPOINT_URL", "http://127.0.0.1:9"),
+            ("AWS_ENDPOINT_URL", "http://user:ENDPOINTPASS@127.0.0.1:9"),
             ("AWS_ALLOW_HTTP", "true"),
             ("AWS_ACCESS_KEY_ID", "AKIDVALUE"),
             ("AWS_SECRET_ACCESS_KEY", "SECRETVALUE"),
@@ -553,6 +935,7 @@ mod tests {
         let e = store.get("config.toml").unwrap_err().to_string();
         assert!(e.starts_with("store s3://b/run: get config.toml: "), "{e}");
         assert!(!e.contains("SECRETVALUE") && !e.contains('\n'), "{e}");
+        assert!(!e.contains("ENDPOINTPASS"), "{e}");
         assert!(!format!("{store:?}").contains("SECRETVALUE"));
     }
 

@@ -175,6 +175,79 @@ fn without_userinfo(text: &str) -> String {
     }
 }
 
+/// `text` with the credentials of every URL in it replaced by `***`: the user name and
+/// password (`http://user:pass@host/` becomes `http://***@host/`) and the values of query
+/// parameters that carry secrets (signatures, credentials, tokens, keys, passwords, SAS
+/// signatures, `X-Amz-*` and `X-Goog-*`). Every store error and retry line passes through
+/// it, so an endpoint URL with credentials in it (`AWS_ENDPOINT_URL`) is never printed.
+#[must_use]
+pub fn redact(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("://") {
+        let (before, after) = rest.split_at(at + 3);
+        out.push_str(before);
+        let end = after
+            .find(|c: char| c.is_whitespace() || "\"'<>()[]{},`".contains(c))
+            .unwrap_or(after.len());
+        out.push_str(&redact_url_tail(&after[..end]));
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A URL after its `scheme://`, redacted (see [`redact`]).
+fn redact_url_tail(url: &str) -> String {
+    let authority_end = url.find(['/', '?', '#']).unwrap_or(url.len());
+    let (authority, path) = url.split_at(authority_end);
+    let authority = match authority.rsplit_once('@') {
+        Some((_, host)) => format!("***@{host}"),
+        None => authority.to_owned(),
+    };
+    let Some((before_query, query)) = path.split_once('?') else {
+        return authority + path;
+    };
+    let (query, fragment) = query
+        .split_once('#')
+        .map_or((query, None), |(q, f)| (q, Some(f)));
+    let pairs: Vec<String> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((name, _)) if secret_parameter(name) => format!("{name}=***"),
+            _ => pair.to_owned(),
+        })
+        .collect();
+    let mut out = format!("{authority}{before_query}?{}", pairs.join("&"));
+    if let Some(f) = fragment {
+        out.push('#');
+        out.push_str(f);
+    }
+    out
+}
+
+/// Whether a query parameter's name says it carries a secret.
+fn secret_parameter(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    name.starts_with("x-amz-")
+        || name.starts_with("x-goog-")
+        || [
+            "sig",
+            "signature",
+            "cred",
+            "token",
+            "secret",
+            "password",
+            "passwd",
+            "pwd",
+            "key",
+            "auth",
+            "session",
+        ]
+        .iter()
+        .any(|s| name.contains(s))
+}
+
 /// The prefix without leading or trailing slashes; no empty, `.` or `..` segments.
 fn clean_prefix(text: &str, path: &str) -> Result<String, LocationError> {
     let trimmed = path.trim_matches('/');
@@ -244,6 +317,18 @@ mod tests {
             assert!(e.contains(needle), "{text}: {e}");
             assert!(!e.contains('\n'), "{e}");
         }
+    }
+
+    #[test]
+    fn credentials_are_taken_out_of_every_url() {
+        let text = "error sending request for url (http://user:hunter2@127.0.0.1:9/b/k?list-type=2&X-Amz-Signature=abc&sig=def&prefix=chunks), see https://plain.example/x and s3://K:S@bucket/p";
+        let clean = redact(text);
+        assert_eq!(
+            clean,
+            "error sending request for url (http://***@127.0.0.1:9/b/k?list-type=2&X-Amz-Signature=***&sig=***&prefix=chunks), see https://plain.example/x and s3://***@bucket/p"
+        );
+        assert_eq!(redact("no url here"), "no url here");
+        assert_eq!(redact("http://h?token=t#frag"), "http://h?token=***#frag");
     }
 
     #[test]

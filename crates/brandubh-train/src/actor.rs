@@ -1,9 +1,16 @@
-//! `brandubh train --role actor`: self-play only. Reads the run's configuration and the
-//! newest network (the `latest` pointer) from the store, plays games with the run's
-//! self-play settings, uploads them as immutable chunks `chunks/ACTOR/SSSSSSSS.brz`
+//! `brandubh train --role actor`: self-play only. Reads the run's identity, configuration
+//! and newest network (the `latest` pointer) from the store, plays games with the run's
+//! self-play settings, uploads them as immutable chunks `chunks/ACTOR/SESSION-SSSSSSSS.brz`
 //! (each tagged with the iteration of the network that played it), and repeats, looking
 //! for a newer network after every `games_per_iteration` games. A kill loses only the games
 //! still being played: a chunk is put whole or not at all.
+//!
+//! Chunk keys are unique by construction: each process draws a session id when it starts
+//! (its start time and random bits) and numbers its chunks from 0; nothing in the store
+//! changes the numbering, and every chunk is written with a create-only put, so no object
+//! is ever overwritten (a killed actor's put still in flight lands under its own key). The
+//! cache holds the networks of one run, in a directory named by the run's id; a store that
+//! no longer holds that run (wiped, or replaced by another) stops the actor with one line.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -13,7 +20,7 @@ use brandubh_run::replay::{self, Chunk};
 use brandubh_run::{RunDir, RunLayout};
 use brandubh_store::Store;
 
-use crate::remote::{self, ActorStatus, Pointer};
+use crate::remote::{self, ActorStatus, Pointer, RunIdentity};
 use crate::run::{self, GameBatch, Observer, RunError, RunOptions};
 use crate::selfplay::ForkPool;
 
@@ -59,10 +66,15 @@ pub fn act(
             "actor id {id:?}: use 1-64 letters, digits, '-' or '_'"
         )));
     }
+    // Waiting for the learner counts as alive (the heartbeat a liveness probe reads).
+    let beat = || remote::heartbeat(&options.run.dir);
     let stored = remote::wait_for(
         "the run's config.toml (start the learner)",
         options.poll,
-        || remote::stored_config(store),
+        || {
+            beat();
+            remote::stored_config(store)
+        },
     )?;
     if let Some(given) = config {
         let changed: Vec<String> = stored
@@ -78,11 +90,21 @@ pub fn act(
             )));
         }
     }
-    let mut actor = Actor::start(store, &stored, options)?;
+    let identity = remote::wait_for(
+        "the run's run.json (start the learner)",
+        options.poll,
+        || {
+            beat();
+            remote::stored_identity(store)
+        },
+    )?;
+    let mut actor = Actor::start(store, &stored, options, identity)?;
     while options.max_chunks.is_none_or(|m| actor.uploaded_now() < m) {
         let pointer = remote::wait_for("the learner's first network", options.poll, || {
+            beat();
             remote::get_json::<Pointer>(store, RunLayout::LATEST)
         })?;
+        actor.check_identity()?;
         if pointer.finished {
             tracing::info!("the run is finished: actor {id} stops");
             break;
@@ -103,7 +125,11 @@ struct Actor<'a> {
     config: &'a RunConfig,
     options: &'a ActorOptions,
     cache: RunDir,
-    /// The next chunk's sequence number.
+    /// The run whose networks the cache holds.
+    identity: RunIdentity,
+    /// This process's session id, in every chunk key it writes.
+    session: u64,
+    /// The next chunk's sequence number within the session.
     seq: u64,
     seed: u64,
     network: Option<(u32, std::path::PathBuf)>,
@@ -116,45 +142,63 @@ struct Actor<'a> {
 }
 
 impl<'a> Actor<'a> {
-    /// Continues the chunk numbering (and counts) of an earlier actor with the same id.
+    /// A new session of actor `options.actor_id` (its counts continued from its status).
     fn start(
         store: &'a Store,
         config: &'a RunConfig,
         options: &'a ActorOptions,
+        identity: RunIdentity,
     ) -> Result<Actor<'a>, RunError> {
         let id = &options.actor_id;
-        let cache = RunDir::new(&options.run.dir);
+        // One directory per run: networks of another run are never played.
+        let cache = RunDir::new(options.run.dir.join(&identity.run_id));
         cache.create()?;
-        let mut seq = 0;
-        for prefix in [
-            format!("{}/{id}", RunLayout::CHUNKS),
-            RunLayout::rejected(&format!("{}/{id}", RunLayout::CHUNKS)),
-        ] {
-            for entry in store.list(&prefix)? {
-                let key = entry.key.strip_prefix("rejected/").unwrap_or(&entry.key);
-                if let Some((_, s)) = RunLayout::parse_actor_chunk(key) {
-                    seq = seq.max(s + 1);
-                }
-            }
-        }
+        remote::remember_identity(&cache, &identity)?;
+        let session = (remote::now_unix_ms() << 20) | (remote::random_u64() & 0xF_FFFF);
         let status: ActorStatus = remote::get_json(store, &RunLayout::actor_status(id))?
             .unwrap_or_else(|| ActorStatus {
                 actor: id.clone(),
                 ..ActorStatus::default()
             });
+        tracing::info!(
+            "actor {id}: session {session:016x} of run {}",
+            identity.run_id
+        );
         Ok(Actor {
             store,
             config,
             options,
             cache,
-            seq,
-            seed: brandubh_fs::mix64(config.seed ^ brandubh_fs::fnv1a64(id.as_bytes())),
+            identity,
+            session,
+            seq: 0,
+            // Seeded by the session too: a restarted actor does not replay its games.
+            seed: brandubh_fs::mix64(
+                config.seed ^ brandubh_fs::fnv1a64(id.as_bytes()) ^ session.rotate_left(17),
+            ),
             network: None,
             first_status: status.clone(),
             status,
             started: Instant::now(),
             forks: Arc::new(ForkPool::default()),
         })
+    }
+
+    /// Stops the actor if the store no longer holds the run it started in.
+    fn check_identity(&self) -> Result<(), RunError> {
+        let now = remote::stored_identity(self.store)?;
+        if now.as_ref() == Some(&self.identity) {
+            return Ok(());
+        }
+        let holds = now.map_or("no run".to_owned(), |r| {
+            format!("run {} ({})", r.run_id, r.name)
+        });
+        Err(RunError::Remote(format!(
+            "{}: the store now holds {holds}, not run {} ({}) this actor plays: it was wiped or replaced; restart the actor to join the store's run",
+            self.store.location().name_of(RunLayout::RUN),
+            self.identity.run_id,
+            self.identity.name
+        )))
     }
 
     /// Chunks uploaded by this process (the status also counts earlier ones of its id).
@@ -185,8 +229,7 @@ impl<'a> Actor<'a> {
             let left = max.saturating_sub(self.uploaded_now());
             count = count.min(left.saturating_mul(per_chunk as u64));
         }
-        // Each segment's games are seeded from the chunk number it starts at: a restarted
-        // actor replays only games that it never uploaded.
+        // Each segment's games are seeded from the chunk number it starts at.
         let seed = crate::selfplay::game_seed(self.seed, self.seq);
         let batch = GameBatch {
             checkpoint: &stem,
@@ -199,8 +242,9 @@ impl<'a> Actor<'a> {
             forks: Arc::clone(&self.forks),
         };
         observer.selfplay_started(pointer.network + 1, count, 0);
-        let (store, id) = (self.store, self.options.actor_id.clone());
+        let (store, id, session) = (self.store, self.options.actor_id.clone(), self.session);
         let (seq, status, started) = (&mut self.seq, &mut self.status, self.started);
+        let heartbeat_dir = self.options.run.dir.clone();
         let forking = self.config.selfplay.fork_fraction > 0.0;
         let mut next_forks = ForkPool::black_losses(self.config.selfplay.fork_black_losses);
         run::play_games(
@@ -209,13 +253,8 @@ impl<'a> Actor<'a> {
             &batch,
             observer,
             |chunk: Chunk| {
-                let key = RunLayout::actor_chunk(&id, *seq);
-                let bytes =
-                    replay::encode_chunk(&chunk).map_err(|error| replay::ReplayError::Encode {
-                        file: key.clone().into(),
-                        error,
-                    })?;
-                store.put(&key, &bytes)?;
+                let key = RunLayout::actor_chunk(&id, session, *seq);
+                upload(store, &key, &chunk)?;
                 *seq += 1;
                 status.chunks += 1;
                 status.games += chunk.games.len() as u64;
@@ -233,6 +272,7 @@ impl<'a> Actor<'a> {
                 if forking {
                     next_forks.extend(&chunk.games);
                 }
+                remote::heartbeat(&heartbeat_dir);
                 Ok(())
             },
         )?;
@@ -241,4 +281,26 @@ impl<'a> Actor<'a> {
         }
         Ok(())
     }
+}
+
+/// Puts `chunk` at `key`, create-only: a key is never written twice.
+fn upload(store: &Store, key: &str, chunk: &Chunk) -> Result<(), RunError> {
+    let bytes = replay::encode_chunk(chunk).map_err(|error| replay::ReplayError::Encode {
+        file: key.into(),
+        error,
+    })?;
+    if bytes.len() as u64 > remote::MAX_CHUNK_BYTES {
+        return Err(RunError::Remote(format!(
+            "{key}: {} bytes, more than a learner accepts ({}): lower selfplay.games_per_iteration",
+            bytes.len(),
+            remote::MAX_CHUNK_BYTES
+        )));
+    }
+    if !store.put_new(key, &bytes)? {
+        return Err(RunError::Remote(format!(
+            "{}: already holds another object; this actor never writes a key twice",
+            store.location().name_of(key)
+        )));
+    }
+    Ok(())
 }

@@ -90,6 +90,9 @@ pub enum RunError {
     /// A store run's object is missing or damaged; the message names it.
     #[error("{0}")]
     Remote(String),
+    /// Another learner holds the run's lease; the message names it and the expiry.
+    #[error("{0}")]
+    LeaseHeld(String),
 }
 
 impl From<SearchError> for RunError {
@@ -129,12 +132,26 @@ pub trait Observer {
 /// of a store run takes them from actors. [`train_with`] calls it in place of self-play.
 pub trait GameSource {
     /// Puts the games iteration `n` trains on into chunk files of iteration `n` in `dir`
-    /// (`RunDir::chunk(n, seq)`), and returns once there are enough of them.
-    fn gather(&mut self, dir: &RunDir, n: u32, observer: &mut dyn Observer)
-    -> Result<(), RunError>;
+    /// (`RunDir::chunk(n, seq)`), and returns once there are enough of them, with what it
+    /// left out.
+    fn gather(
+        &mut self,
+        dir: &RunDir,
+        n: u32,
+        observer: &mut dyn Observer,
+    ) -> Result<Backlog, RunError>;
     /// The run's state is recorded in `dir` (after preparing the run, and after each
     /// iteration's `state.json`): publish what others need.
     fn recorded(&mut self, dir: &RunDir, state: &RunState) -> Result<(), RunError>;
+}
+
+/// What a [`GameSource`] left out of an iteration; counted in its metrics line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Backlog {
+    /// Games consumed but not trained on: their network was too old.
+    pub stale_games: u64,
+    /// Chunks left for later iterations: this one had its most games.
+    pub waiting_chunks: u64,
 }
 
 /// A do-nothing [`Observer`].
@@ -508,6 +525,7 @@ struct SelfPlayOutcome {
     tally: GameTally,
     stats: SelfPlayStats,
     seconds: f64,
+    backlog: Backlog,
 }
 
 /// The training phase's result (besides the trained network).
@@ -578,12 +596,13 @@ impl Iteration<'_> {
         observer: &mut dyn Observer,
     ) -> Result<SelfPlayOutcome, RunError> {
         let t0 = Instant::now();
-        source.gather(self.dir, self.n, observer)?;
+        let backlog = source.gather(self.dir, self.n, observer)?;
         let (tally, _) = existing_games(self.config, self.dir, self.n)?;
         Ok(SelfPlayOutcome {
             tally,
             stats: SelfPlayStats::default(),
             seconds: t0.elapsed().as_secs_f64(),
+            backlog,
         })
     }
 
@@ -625,6 +644,7 @@ impl Iteration<'_> {
             tally,
             stats,
             seconds: t0.elapsed().as_secs_f64(),
+            backlog: Backlog::default(),
         })
     }
 
@@ -806,6 +826,8 @@ impl Iteration<'_> {
             resigned_rate: t.selfplay_rate(t.resigned),
             sparring_games: t.sparring as u32,
             sparring_black_wins: t.sparring_black_wins as u32,
+            stale_games: u32::try_from(games.backlog.stale_games).unwrap_or(u32::MAX),
+            waiting_chunks: u32::try_from(games.backlog.waiting_chunks).unwrap_or(u32::MAX),
             resign_checks: t.resign_checks as u32,
             false_resignations: t.false_resignations as u32,
             training_steps: training.steps,

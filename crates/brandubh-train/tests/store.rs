@@ -1,5 +1,6 @@
 //! A learner and actors on one store (in memory or a local directory), in one process:
-//! the layout they write, exactly-once consumption, restarts, and untrusted chunks.
+//! the layout they write, exactly-once consumption, restarts, untrusted and hostile
+//! objects, the learner's lease, bounded iterations and a wiped store.
 
 #![allow(
     clippy::unwrap_used,
@@ -17,11 +18,12 @@ use brandubh_run::config::RunConfig;
 use brandubh_run::metrics;
 use brandubh_run::replay::{self, ChunkInfo};
 use brandubh_run::{RunDir, RunLayout};
-use brandubh_store::Store;
+use brandubh_store::{Store, content_hash};
 use brandubh_train::actor::{self, ActorOptions};
-use brandubh_train::learner::{self, LearnerOptions};
-use brandubh_train::remote::{ConsumedRecord, Pointer};
-use brandubh_train::run::{NoEvaluation, Quiet};
+use brandubh_train::learner::{self, LearnerOptions, quarantine_tag};
+use brandubh_train::lease::Lease;
+use brandubh_train::remote::{ConsumedRecord, MAX_CHUNK_BYTES, Pointer};
+use brandubh_train::run::{NoEvaluation, Quiet, RunError};
 use brandubh_train::status;
 
 mod common;
@@ -33,6 +35,8 @@ fn learner_options(dir: &Path, max_new: Option<u32>) -> LearnerOptions {
         run: options(dir, max_new),
         poll: Duration::from_millis(20),
         max_network_age: None,
+        max_games: None,
+        lease_ttl: Duration::from_secs(30),
     }
 }
 
@@ -50,6 +54,7 @@ fn records(store: &Store) -> Vec<ConsumedRecord> {
         .list(RunLayout::LEARNER)
         .unwrap()
         .iter()
+        .filter(|e| RunLayout::parse_consumed(&e.key).is_some())
         .map(|e| serde_json::from_slice(&store.get(&e.key).unwrap().unwrap()).unwrap())
         .collect()
 }
@@ -196,9 +201,10 @@ fn a_restarted_learner_redoes_an_iteration_with_the_same_chunks() {
         )
         .unwrap();
     });
-    // The actor, restarted with its id, continues its numbering: chunks 8 to 11. Four, so
-    // that at least four wait for iteration 2 however many of the first eight the learner
-    // took (all that had arrived when it looked: with fast self-play, as many as eight).
+    // The actor, restarted with its id, writes four chunks of a new session: new keys,
+    // never one of the first eight. Four, so that at least four wait for iteration 2
+    // however many of the first eight the learner took (all that had arrived when it
+    // looked: up to its most games, twice an iteration's).
     let again = actor_options(&tmp.path().join("actor"), "a", Some(4));
     assert_eq!(
         actor::act(&store, None, &again, &mut Quiet).unwrap().chunks,
@@ -206,7 +212,11 @@ fn a_restarted_learner_redoes_an_iteration_with_the_same_chunks() {
     );
     let keys = actor_keys(&store);
     assert_eq!(keys.len(), 12, "{keys:?}");
-    assert_eq!(keys.last(), Some(&RunLayout::actor_chunk("a", 11)));
+    let sessions: HashSet<u64> = keys
+        .iter()
+        .map(|k| RunLayout::parse_actor_chunk(k).unwrap().session)
+        .collect();
+    assert_eq!(sessions.len(), 2, "{keys:?}");
     // A crash after iteration 2's record, before its state: the record stays, the state
     // says 1, and a fresh cache on another machine continues.
     let consumed_1 = consumed_keys(&store);
@@ -221,12 +231,12 @@ fn a_restarted_learner_redoes_an_iteration_with_the_same_chunks() {
             .iter()
             .zip(0..)
             .map(|(k, seq)| {
-                let chunk =
-                    replay::decode_chunk(&store.get(k).unwrap().unwrap(), Path::new(k)).unwrap();
-                brandubh_train::remote::ConsumedChunk::of(k, seq, &chunk)
+                let bytes = store.get(k).unwrap().unwrap();
+                let chunk = replay::decode_chunk(&bytes, Path::new(k)).unwrap();
+                brandubh_train::remote::ConsumedChunk::of(k, seq, &chunk, &content_hash(&bytes))
             })
             .collect(),
-        dropped: Vec::new(),
+        ..ConsumedRecord::default()
     };
     store
         .put(
@@ -316,9 +326,9 @@ fn bad_chunks_are_moved_aside_and_never_trained_on() {
     let store = Store::open("memory://").unwrap();
     let mut config = tiny();
     config.iterations = 1;
-    let damaged = RunLayout::actor_chunk("evil", 0);
-    let illegal = RunLayout::actor_chunk("evil", 1);
-    let foreign = RunLayout::actor_chunk("evil", 2);
+    let damaged = RunLayout::actor_chunk("evil", 1, 0);
+    let illegal = RunLayout::actor_chunk("evil", 1, 1);
+    let foreign = RunLayout::actor_chunk("evil", 1, 2);
     store.put(&damaged, b"BRZCHUNK but not really").unwrap();
     store
         .put(&illegal, &chunk_with_an_illegal_move(&config.name))
@@ -326,7 +336,7 @@ fn bad_chunks_are_moved_aside_and_never_trained_on() {
     store
         .put(&foreign, &chunk_with_an_illegal_move("another-run"))
         .unwrap();
-    // Not an actor chunk's name: not the learner's business, left alone.
+    // Not an actor chunk's name: quarantined as well.
     store.put("chunks/notes.txt", b"hello").unwrap();
     std::thread::scope(|scope| {
         let dir = tmp.path().join("actor");
@@ -343,21 +353,39 @@ fn bad_chunks_are_moved_aside_and_never_trained_on() {
         )
         .unwrap();
     });
-    for key in [&damaged, &illegal, &foreign] {
+    for key in [&damaged, &illegal, &foreign, "chunks/notes.txt"] {
         assert_eq!(store.get(key).unwrap(), None, "{key} left in place");
+        let aside = RunLayout::quarantined(&quarantine_tag(key));
         assert!(
-            store.get(&RunLayout::rejected(key)).unwrap().is_some(),
+            store.get(&aside).unwrap().is_some(),
             "{key} not moved aside"
         );
     }
-    assert!(store.get("chunks/notes.txt").unwrap().is_some());
     let consumed = consumed_keys(&store);
     assert!(!consumed.is_empty());
     assert!(
         consumed.iter().all(|k| k.starts_with("chunks/good/")),
         "{consumed:?}"
     );
-    assert_eq!(status::status(&store).unwrap().rejected_chunks, 3);
+    assert_eq!(status::status(&store).unwrap().quarantined, 4);
+    let audit = status::audit(&store).unwrap();
+    assert!(audit.problems.is_empty(), "{:?}", audit.problems);
+    let reasons: Vec<(&str, &str)> = audit
+        .quarantined
+        .iter()
+        .map(|(n, _)| (n.key.as_str(), n.reason.as_str()))
+        .collect();
+    for (key, needle) in [
+        (damaged.as_str(), "truncated"),
+        (illegal.as_str(), "game 0"),
+        (foreign.as_str(), "illegal move"),
+        ("chunks/notes.txt", "not a chunk key this version writes"),
+    ] {
+        assert!(
+            reasons.iter().any(|(k, r)| *k == key && r.contains(needle)),
+            "{key}: {reasons:?}"
+        );
+    }
 }
 
 #[test]
@@ -379,7 +407,13 @@ fn a_pointer_to_a_missing_network_is_a_one_line_error() {
             "checkpoints/iter-000005.safetensors".into(),
         ],
         finished: false,
+        fencing: 1,
+        hashes: Vec::new(),
     };
+    let identity = brandubh_train::remote::RunIdentity::new("tiny");
+    store
+        .put(RunLayout::RUN, &serde_json::to_vec(&identity).unwrap())
+        .unwrap();
     store
         .put(RunLayout::LATEST, &serde_json::to_vec(&pointer).unwrap())
         .unwrap();
@@ -413,4 +447,227 @@ fn a_pointer_to_a_missing_network_is_a_one_line_error() {
     // And a bad actor id.
     let e = fails("a/b");
     assert!(e.contains("actor id \"a/b\""), "{e}");
+}
+
+#[test]
+fn a_second_learner_is_refused_and_one_that_lost_its_lease_stops() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = Store::open("memory://").unwrap();
+    let config = tiny();
+    let held = Lease::acquire(&store, "host-1-first", Duration::from_secs(60)).unwrap();
+    let e = learner::learn(
+        &store,
+        Some(&config),
+        &learner_options(&tmp.path().join("learner"), Some(1)),
+        &mut Quiet,
+        &mut NoEvaluation,
+    )
+    .unwrap_err();
+    assert!(matches!(e, RunError::LeaseHeld(_)), "{e}");
+    let e = e.to_string();
+    assert!(
+        e.starts_with(
+            "memory://learner/lease.json: the run is held by learner host-1-first until 20"
+        ) && e.contains("fencing 1"),
+        "{e}"
+    );
+    assert!(!e.contains('\n'));
+    // It wrote nothing: the lease is the store's only object.
+    let keys: Vec<String> = store.list("").unwrap().into_iter().map(|e| e.key).collect();
+    assert_eq!(keys, [RunLayout::LEASE]);
+    // A lease that expired is taken over (fencing 2); its old holder then cannot renew
+    // and stops before writing.
+    let short = Lease::acquire(&store, "host-2-second", Duration::from_millis(1));
+    assert!(short.is_err());
+    held.release().unwrap();
+    let second = Lease::acquire(&store, "host-2-second", Duration::from_secs(60)).unwrap();
+    assert_eq!(second.fencing(), 2);
+    let stale = Lease::acquire(&store, "host-3-third", Duration::from_secs(60));
+    assert!(stale.is_err());
+    drop(held);
+    let first_again = Lease::acquire(&store, "host-2-second", Duration::from_secs(60)).unwrap();
+    assert_eq!(first_again.fencing(), 3);
+    let e = second.renew().unwrap_err().to_string();
+    assert!(
+        e.contains("this learner lost the lease (learner host-2-second took it (fencing 3))"),
+        "{e}"
+    );
+    assert!(second.ensure().is_err());
+}
+
+#[test]
+fn a_wiped_store_is_a_one_line_error_not_a_new_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("store");
+    let store = Store::open(root.to_str().unwrap()).unwrap();
+    let config = tiny();
+    let cache = tmp.path().join("learner");
+    std::thread::scope(|scope| {
+        let dir = tmp.path().join("actor");
+        let store = &store;
+        scope.spawn(move || {
+            actor::act(store, None, &actor_options(&dir, "a", None), &mut Quiet).unwrap()
+        });
+        learner::learn(
+            store,
+            Some(&config),
+            &learner_options(&cache, Some(1)),
+            &mut Quiet,
+            &mut NoEvaluation,
+        )
+        .unwrap();
+        // Let the actor stop: the run is marked finished by hand.
+        let mut pointer: Pointer =
+            serde_json::from_slice(&store.get(RunLayout::LATEST).unwrap().unwrap()).unwrap();
+        pointer.finished = true;
+        store
+            .put(RunLayout::LATEST, &serde_json::to_vec(&pointer).unwrap())
+            .unwrap();
+    });
+    std::fs::remove_dir_all(&root).unwrap();
+    let store = Store::open(root.to_str().unwrap()).unwrap();
+    let e = learner::learn(
+        &store,
+        Some(&config),
+        &learner_options(&cache, Some(1)),
+        &mut Quiet,
+        &mut NoEvaluation,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("holds no run (no run.json), but the cache")
+            && e.contains("iteration 1): the store was wiped or replaced"),
+        "{e}"
+    );
+    assert!(!e.contains('\n'));
+    assert!(
+        store.get(RunLayout::STATE).unwrap().is_none(),
+        "a new run was started"
+    );
+}
+
+#[test]
+fn stray_keys_copies_and_oversized_objects_are_quarantined_with_their_reasons() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = Store::open("memory://").unwrap();
+    let config = tiny();
+    // Before the run: a stray key in an actor's prefix and an object larger than a chunk.
+    let stray = "chunks/a1/99999999.brz";
+    store.put(stray, b"junk").unwrap();
+    let big = RunLayout::actor_chunk("a2", 7, 0);
+    store
+        .put(&big, &vec![0u8; MAX_CHUNK_BYTES as usize + 1])
+        .unwrap();
+    std::thread::scope(|scope| {
+        let dir = tmp.path().join("actor");
+        let store = &store;
+        scope.spawn(move || {
+            actor::act(store, None, &actor_options(&dir, "a1", None), &mut Quiet).unwrap()
+        });
+        // Every chunk found is taken, so that the copy is looked at.
+        let mut options = learner_options(&tmp.path().join("learner"), Some(1));
+        options.max_games = Some(1000);
+        let learn = |_| {
+            learner::learn(
+                store,
+                Some(&config),
+                &options,
+                &mut Quiet,
+                &mut NoEvaluation,
+            )
+            .unwrap()
+        };
+        learn(1);
+        // A byte copy of a consumed chunk under another actor's prefix, with a key an
+        // actor could have written.
+        let first = records(store)[0].chunks[0].key.clone();
+        let copy = RunLayout::actor_chunk("a2", 8, 0);
+        store
+            .put(&copy, &store.get(&first).unwrap().unwrap())
+            .unwrap();
+        learn(1);
+    });
+    // The stray key did not change how the actor names its chunks.
+    assert!(
+        actor_keys(&store)
+            .iter()
+            .all(|k| RunLayout::parse_actor_chunk(k).unwrap().seq < 1000),
+        "{:?}",
+        actor_keys(&store)
+    );
+    let audit = status::audit(&store).unwrap();
+    assert!(audit.problems.is_empty(), "{:?}", audit.problems);
+    assert_eq!(audit.lost_chunks(), 0);
+    let reasons: Vec<String> = audit
+        .quarantined
+        .iter()
+        .map(|(n, present)| {
+            assert!(present);
+            format!("{}: {}", n.key, n.reason)
+        })
+        .collect();
+    assert_eq!(reasons.len(), 3, "{reasons:?}");
+    assert!(
+        reasons[0].starts_with(&format!("{stray}: not a chunk key")),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons[1].starts_with(&format!("{big}: 16777217 bytes, more than the 16777216")),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons[2].contains("a copy of a chunk consumed in iteration 1: chunks/a1/"),
+        "{reasons:?}"
+    );
+}
+
+#[test]
+fn an_iteration_takes_at_most_its_most_games_and_counts_what_waits_or_is_too_old() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = Store::open("memory://").unwrap();
+    let mut config = tiny();
+    config.iterations = 2;
+    let cache = tmp.path().join("learner");
+    let learn = |options: &LearnerOptions| {
+        learner::learn(
+            &store,
+            Some(&config),
+            options,
+            &mut Quiet,
+            &mut NoEvaluation,
+        )
+        .unwrap()
+    };
+    // The learner's first pointer, then twelve one-game chunks of network 0 waiting.
+    learn(&learner_options(&cache, Some(0)));
+    let a = actor_options(&tmp.path().join("a"), "a", Some(12));
+    actor::act(&store, None, &a, &mut Quiet).unwrap();
+    let mut options = learner_options(&cache, Some(1));
+    options.max_games = Some(6);
+    learn(&options);
+    let first = &records(&store)[0];
+    assert_eq!(first.chunks.iter().map(|c| c.games).sum::<u64>(), 6);
+    assert_eq!(first.waiting, 6);
+    // Iteration 2 trains only on games of network 1: the six left of network 0 are
+    // consumed without training and counted.
+    options.max_network_age = Some(0);
+    std::thread::scope(|scope| {
+        let b = actor_options(&tmp.path().join("b"), "b", None);
+        let store = &store;
+        scope.spawn(move || actor::act(store, None, &b, &mut Quiet).unwrap());
+        learn(&options);
+    });
+    let second = &records(&store)[1];
+    assert_eq!(second.stale.len(), 6, "{second:?}");
+    assert!(second.chunks.iter().all(|c| c.tagged == 2), "{second:?}");
+    let text = String::from_utf8(store.get(RunLayout::METRICS).unwrap().unwrap()).unwrap();
+    let lines = metrics::parse_metrics(&text, Path::new(RunLayout::METRICS)).unwrap();
+    assert_eq!((lines[0].waiting_chunks, lines[0].stale_games), (6, 0));
+    assert_eq!(lines[1].stale_games, 6);
+    let s = status::status(&store).unwrap();
+    assert_eq!(s.stale_games, 6);
+    let audit = status::audit(&store).unwrap();
+    assert!(audit.problems.is_empty(), "{:?}", audit.problems);
+    assert_eq!((audit.stale_chunks, audit.stale_games), (6, 6));
 }

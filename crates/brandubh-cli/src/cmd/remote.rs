@@ -8,6 +8,11 @@ use brandubh_run::config::RunConfig;
 use brandubh_store::{Location, Store};
 use brandubh_train::actor::{self, ActorOptions};
 use brandubh_train::learner::{self, LearnerOptions};
+use brandubh_train::run::RunError;
+
+/// The exit status of a learner refused because another holds the run's lease
+/// (`EX_TEMPFAIL` of sysexits.h: try again later).
+pub const LEASE_HELD: u8 = 75;
 
 use crate::cmd::train::{Args, log_finished};
 
@@ -49,6 +54,8 @@ pub fn learner(args: &Args, config: Option<&RunConfig>) -> anyhow::Result<ExitCo
         run: args.options(cache_dir(args, &location, "learner")),
         poll: args.poll(),
         max_network_age: args.max_network_age(),
+        max_games: args.max_games(),
+        lease_ttl: args.lease_ttl(),
     };
     tracing::info!(
         "learner of {location} (cache {}) on {}",
@@ -56,14 +63,21 @@ pub fn learner(args: &Args, config: Option<&RunConfig>) -> anyhow::Result<ExitCo
         crate::backend::NAME
     );
     let mut observer = args.bars(config.map_or(0, |c| c.iterations));
-    let state = learner::learn(
+    let learned = learner::learn(
         &store,
         config,
         &options,
         &mut observer,
         &mut crate::cmd::MatchEvaluation,
-    )
-    .with_context(|| format!("learner of {location}"))?;
+    );
+    if let Err(RunError::LeaseHeld(why)) = &learned {
+        // Not a failure of this process: another learner runs. A distinct status, so that
+        // an orchestrator can tell "try later" from an error (deploy/README.md).
+        observer.finish();
+        eprintln!("error: learner of {location}: {why}");
+        return Ok(ExitCode::from(LEASE_HELD));
+    }
+    let state = learned.with_context(|| format!("learner of {location}"))?;
     observer.finish();
     if let Some(config) = config {
         log_finished(&location.to_string(), config, &state);
@@ -113,20 +127,8 @@ pub fn actor(args: &Args, config: Option<&RunConfig>) -> anyhow::Result<ExitCode
 
 /// `HOST-XXXXXXXX`: the host name (letters, digits and `-` kept) and 32 random bits.
 fn default_actor_id() -> String {
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_default();
-    let host: String = host
-        .trim()
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
-        .take(40)
-        .collect();
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    let random = brandubh_fs::mix64(nanos ^ u64::from(std::process::id()).rotate_left(32)) as u32;
+    let host = brandubh_train::remote::host_name();
+    let random = brandubh_train::remote::random_u64() as u32;
     if host.is_empty() {
         format!("actor-{random:08x}")
     } else {

@@ -52,9 +52,18 @@ pub struct Args {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     chunks: Option<u64>,
     /// Learner: do not train on games of networks more than N iterations older than the
-    /// one being trained (default: train on all).
-    #[arg(long, value_name = "N")]
-    max_network_age: Option<u32>,
+    /// one being trained; they are consumed and counted (metrics' stale_games, status).
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    max_network_age: u32,
+    /// Learner: the most games an iteration takes, oldest first; the rest wait for later
+    /// iterations (default: twice selfplay.games_per_iteration).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_games: Option<u64>,
+    /// Learner: how long its lease on the run holds without renewal, in seconds (renewed
+    /// every third of it). A second learner is refused while it holds; a killed learner's
+    /// successor waits at most this long.
+    #[arg(long, value_name = "S", default_value_t = 60, value_parser = clap::value_parser!(u64).range(3..=3600))]
+    lease_s: u64,
     /// Learner and actor: how often to look for new games or networks, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(10..=600_000))]
     poll_ms: u64,
@@ -153,7 +162,15 @@ impl Args {
     }
 
     pub(crate) fn max_network_age(&self) -> Option<u32> {
-        self.max_network_age
+        Some(self.max_network_age)
+    }
+
+    pub(crate) fn max_games(&self) -> Option<u64> {
+        self.max_games
+    }
+
+    pub(crate) fn lease_ttl(&self) -> Duration {
+        Duration::from_secs(self.lease_s)
     }
 
     pub(crate) fn poll(&self) -> Duration {
@@ -365,6 +382,12 @@ impl Observer for Bars {
         } else {
             String::new()
         };
+        let backlog = match (m.stale_games, m.waiting_chunks) {
+            (0, 0) => String::new(),
+            (stale, waiting) => {
+                format!("; {stale} games too old, not trained on; {waiting} chunks left waiting")
+            }
+        };
         let sparring = if m.sparring_games > 0 {
             format!(
                 "; {} sparring, Black won {}",
@@ -374,7 +397,7 @@ impl Observer for Bars {
             String::new()
         };
         tracing::info!(
-            "iteration {}: {} games ({:.0} plies avg, white {:.0}% black {:.0}% unfinished {:.0}%{}{}), {} positions, {:.0} evals/s, loss {:.3} (policy {:.3}, value {:.3}{}), {:.0}+{:.0} s{}{}",
+            "iteration {}: {} games ({:.0} plies avg, white {:.0}% black {:.0}% unfinished {:.0}%{}{}{}), {} positions, {:.0} evals/s, loss {:.3} (policy {:.3}, value {:.3}{}), {:.0}+{:.0} s{}{}",
             m.iteration,
             m.selfplay_games,
             m.mean_game_length,
@@ -383,6 +406,7 @@ impl Observer for Bars {
             100.0 * m.unfinished_rate,
             resigned,
             sparring,
+            backlog,
             m.positions,
             m.evaluations_per_s,
             m.total_loss,
