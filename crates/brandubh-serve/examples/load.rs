@@ -56,6 +56,7 @@ fn main() {
         ServeConfig {
             agents: vec![agent.clone()],
             runs: vec![],
+            allow_hosts: vec![],
             limits: Limits {
                 min_move_ms: 1,
                 max_games: clients * 2,

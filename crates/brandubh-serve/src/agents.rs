@@ -32,6 +32,17 @@ pub enum AgentRef {
     },
 }
 
+impl AgentRef {
+    /// The key the Play page's menu uses: `a:INDEX` or `c:RUN:CHECKPOINT`.
+    #[must_use]
+    pub fn key(&self) -> String {
+        match self {
+            AgentRef::File(i) => format!("a:{i}"),
+            AgentRef::Checkpoint { run, name } => format!("c:{run}:{name}"),
+        }
+    }
+}
+
 /// The loaded agents and the checkpoint cache.
 #[derive(Debug)]
 pub struct Agents {

@@ -24,6 +24,7 @@ use crate::agents::{AgentRef, Searcher};
 use crate::assets;
 use crate::error::ApiError;
 use crate::games::{AnalysisView, MatchPlay, Session};
+use crate::guard::Guard;
 use crate::record::parse_record;
 use crate::{AppState, Limits, MAX_BODY_BYTES};
 
@@ -33,8 +34,8 @@ type Shared = Arc<AppState>;
 pub const MAX_SIMS: u32 = 20_000;
 type ApiResult = Result<Response, ApiError>;
 
-/// The router of the whole app.
-pub fn router(state: Shared) -> Router {
+/// The router of the whole app, every request through `guard` first.
+pub fn router(state: Shared, guard: Guard) -> Router {
     Router::new()
         .route("/", get(assets::play_page))
         .route("/run", get(assets::run_page))
@@ -51,6 +52,10 @@ pub fn router(state: Shared) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(guard),
+            crate::guard::check,
+        ))
         .with_state(state)
 }
 
@@ -106,6 +111,7 @@ async fn info(State(state): State<Shared>) -> ApiResult {
     let l = &state.limits;
     json_response(json!({
         "version": env!("CARGO_PKG_VERSION"),
+        "open_games": state.games.len(),
         "rules": brandubh_agent::RULES_NAME,
         "agents": agents,
         "runs": runs,
@@ -326,7 +332,9 @@ async fn human_move(
     json_response(s.view())
 }
 
-/// The agent plays its move.
+/// The agent plays its move. The search and what follows it run as a task of their own:
+/// a client that goes away (a reloaded page) leaves a session that finishes thinking and
+/// plays, which the page finds when it comes back, never one stuck "thinking".
 async fn agent_reply(State(state): State<Shared>, Path(id): Path<String>) -> ApiResult {
     let session = state.games.get(&id)?;
     let (agent, game, budget, seed, version) = {
@@ -350,19 +358,32 @@ async fn agent_reply(State(state): State<Shared>, Path(id): Path<String>) -> Api
             s.version,
         )
     };
-    let result = state
-        .searcher
-        .analyze(agent, game.clone(), budget, seed)
-        .await;
-    let mut s = lock(&session);
-    s.thinking = false;
-    let analysis = result?;
+    let st = Arc::clone(&state);
+    tokio::spawn(async move {
+        let result = st.searcher.analyze(agent, game.clone(), budget, seed).await;
+        play_reply(&session, result, &game, version)
+    })
+    .await
+    .map_err(|e| ApiError::internal(format!("the agent's move failed: {e}")))?
+}
+
+/// Plays the searched move, unless the game changed meanwhile (an undo or a new game
+/// cancelled the think: then the move is dropped and the session is left as it is).
+fn play_reply(
+    session: &Mutex<Session>,
+    result: Result<brandubh_agent::Analysis, ApiError>,
+    game: &Game,
+    version: u64,
+) -> ApiResult {
+    let mut s = lock(session);
     if s.version != version {
         return Err(ApiError::conflict(
-            "the game changed while the agent was thinking",
+            "the game changed while the agent was thinking: its move was dropped",
         ));
     }
-    let view = AnalysisView::new(&analysis, &game);
+    s.thinking = false;
+    let analysis = result?;
+    let view = AnalysisView::new(&analysis, game);
     s.game
         .play(analysis.best_move)
         .map_err(|e| ApiError::internal(format!("the agent chose an illegal move: {e}")))?;

@@ -129,6 +129,8 @@ impl AnalysisView {
 pub struct GameView {
     id: String,
     agent: String,
+    /// The agent as the page's menu names it: `a:INDEX` or `c:RUN:CHECKPOINT`.
+    agent_key: String,
     human: &'static str,
     move_ms: u64,
     start: String,
@@ -157,9 +159,12 @@ pub struct GameView {
 #[derive(Clone, Debug, Serialize)]
 struct OutcomeView {
     winner: &'static str,
+    /// Whether the person won.
+    you_won: bool,
     reason: &'static str,
     rule: &'static str,
-    /// E.g. "You win: the King escaped to a corner (rule 8.1) after 31 plies."
+    /// E.g. "You win: the King escaped to a corner (rule 8.1) after 31 plies.", or "You
+    /// lose: brandubh-v5 wins, ..."
     text: String,
 }
 
@@ -238,15 +243,11 @@ impl Session {
         Ok(())
     }
 
-    /// Takes back the person's last move and the agent's replies after it.
+    /// Takes back the person's last move and the agent's replies after it; while the agent
+    /// thinks about its reply, the think is abandoned (its move is dropped when it comes).
     pub fn undo(&mut self) -> Result<(), ApiError> {
         if self.match_play.is_some() {
             return Err(ApiError::conflict("moves cannot be taken back in a match"));
-        }
-        if self.thinking {
-            return Err(ApiError::conflict(
-                "the agent is thinking; undo after its move",
-            ));
         }
         // The person's last move: the last ply played with them to move.
         let positions = self.game.positions();
@@ -261,6 +262,7 @@ impl Session {
         while self.game.ply() > last {
             self.game.undo();
         }
+        self.thinking = false;
         self.analysis = None;
         self.touch();
         Ok(())
@@ -288,6 +290,7 @@ impl Session {
         GameView {
             id: self.id.clone(),
             agent: self.agent_name.clone(),
+            agent_key: self.agent_ref.key(),
             human: side_name(self.human),
             move_ms: self.move_ms,
             start: game.start().to_string(),
@@ -306,6 +309,7 @@ impl Session {
             thinking: self.thinking,
             outcome: game.outcome().map(|o| OutcomeView {
                 winner: side_name(o.winner),
+                you_won: o.winner == self.human,
                 reason: o.reason.name(),
                 rule: o.reason.rule(),
                 text: format!(
@@ -313,7 +317,7 @@ impl Session {
                     if o.winner == self.human {
                         "You win".to_owned()
                     } else {
-                        format!("{} wins", self.agent_name)
+                        format!("You lose, {} wins", self.agent_name)
                     },
                     o.reason,
                     o.reason.rule(),

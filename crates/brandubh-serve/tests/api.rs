@@ -27,6 +27,7 @@ fn server(limits: Limits) -> Running {
         ServeConfig {
             agents: vec![tiny_agent().to_path_buf()],
             runs: vec![tiny_run().to_path_buf()],
+            allow_hosts: vec![],
             limits,
         },
         loopback(),
@@ -100,8 +101,14 @@ fn a_whole_game_over_http_ends_with_a_result_and_a_record_that_reads_back() {
     let end = play_out(addr, g);
     let outcome = &end["outcome"];
     let text = outcome["text"].as_str().unwrap();
+    let won = outcome["you_won"].as_bool().unwrap();
+    assert_eq!(won, outcome["winner"] == "white", "{outcome}");
     assert!(
-        text.starts_with("You win: ") || text.starts_with("tiny wins: "),
+        text.starts_with(if won {
+            "You win: "
+        } else {
+            "You lose, tiny wins: "
+        }),
         "{text}"
     );
     assert!(
