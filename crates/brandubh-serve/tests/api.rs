@@ -648,3 +648,66 @@ fn a_server_with_nothing_to_serve_or_a_bad_agent_file_does_not_start() {
     .unwrap_err();
     assert!(e.contains("not a directory"), "{e}");
 }
+
+#[test]
+fn a_client_that_leaves_mid_think_finds_the_move_and_an_undo_abandons_a_think() {
+    let s = server(Limits {
+        max_move_ms: 3000,
+        ..fast()
+    });
+    let addr = s.addr;
+    let g = new_game(addr, json!({"move_ms": 800, "seed": 2}));
+    let id = g["id"].as_str().unwrap().to_owned();
+    let game = format!("/api/games/{id}");
+    post(addr, &format!("{game}/move"), &json!({"move": "d5-c5"}));
+    // Ask for the reply and hang up at once (a page reloaded while the agent thinks).
+    {
+        use std::io::Write;
+        let mut c = std::net::TcpStream::connect(addr).unwrap();
+        let req = format!(
+            "POST {game}/reply HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+             Content-Length: 2\r\n\r\n{{}}"
+        );
+        c.write_all(req.as_bytes()).unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(get(addr, &game).json()["thinking"], true);
+    let t0 = std::time::Instant::now();
+    let g = loop {
+        let g = get(addr, &game).json();
+        if g["thinking"] == false {
+            break g;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(10), "still thinking");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(g["ply"], 2, "the agent's move was played: {g}");
+    assert_eq!(g["your_turn"], true);
+
+    // An undo while the agent thinks takes back the person's move at once; the think's
+    // move, when it comes, is dropped.
+    post(
+        addr,
+        &format!("{game}/move"),
+        &json!({"move": g["legal"][0]}),
+    );
+    let path = format!("{game}/reply");
+    let reply = std::thread::spawn(move || post(addr, &path, &json!({})));
+    std::thread::sleep(Duration::from_millis(200));
+    let t0 = std::time::Instant::now();
+    let r = post(addr, &format!("{game}/undo"), &json!({}));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(t0.elapsed() < Duration::from_millis(500));
+    assert_eq!(
+        (r.json()["ply"].clone(), r.json()["thinking"].clone()),
+        (json!(2), json!(false))
+    );
+    let r = reply.join().unwrap();
+    assert_eq!(r.status, 409);
+    assert!(r.error().contains("its move was dropped"), "{}", r.error());
+    let g = get(addr, &game).json();
+    assert_eq!(
+        (g["ply"].clone(), g["your_turn"].clone()),
+        (json!(2), json!(true))
+    );
+}
