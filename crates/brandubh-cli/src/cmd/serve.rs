@@ -39,7 +39,8 @@ pub struct Args {
     /// rebinding its own name to this address.
     #[arg(long, value_name = "NAME")]
     allow_host: Vec<String>,
-    /// Connections at once; more wait until one closes.
+    /// Connections open at once; a new one closes the oldest that is not inside a request
+    /// (idle, silent, or still sending its header), or waits until one ends.
     #[arg(long, value_name = "N", default_value_t = 256,
           value_parser = clap::value_parser!(u32).range(1..=10_000))]
     max_connections: u32,
