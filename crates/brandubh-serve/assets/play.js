@@ -17,8 +17,8 @@ function showError(message) {
   e.hidden = !message;
 }
 
-// What may be pressed now: while the agent thinks, New game and Undo stay usable (they
-// abandon the think); Analyse waits for the agent's move.
+// What may be pressed now: while the agent thinks, Move now ends its search (it plays its
+// best move so far), New game and Undo abandon the think; Analyse waits for the move.
 function controls() {
   const busy = pending > 0;
   const thinking = !!(game && game.thinking);
@@ -26,6 +26,7 @@ function controls() {
   for (const id of ["new", "load", "next"]) $(id).disabled = busy;
   $("undo").disabled = busy || !game || !!game.match || game.ply === 0;
   $("analyze").disabled = busy || !game || thinking || !!game.outcome;
+  $("stop").hidden = !thinking;
 }
 
 function render(g) {
@@ -42,7 +43,7 @@ function render(g) {
   } else if (g.your_turn) {
     status.textContent = `Your move (${g.human === "white" ? "White" : "Black"}). Click or drag a piece.`;
   } else {
-    status.textContent = `${g.agent} is thinking…` + (g.ply > 0 && !g.match ? " (Undo takes back your move)" : "");
+    status.textContent = `${g.agent} is thinking…`;
     status.classList.add("thinking");
   }
   const result = $("result");
@@ -309,6 +310,8 @@ async function init() {
     step(api("POST", `/api/games/${game.id}/undo`));
   };
   $("next").onclick = () => game && step(api("POST", `/api/games/${game.id}/next`));
+  // The reply under way then answers with the move.
+  $("stop").onclick = () => game && api("POST", `/api/games/${game.id}/stop`).catch((e) => showError(e.message));
   $("analyze").onclick = async () => {
     if (!game || pending > 0 || game.thinking) return;
     showError("");

@@ -256,6 +256,17 @@ try {
   await page.waitForTimeout(3500);
   const after = await page.evaluate(async () => (await api("GET", `/api/games/${game.id}`)).ply);
   check(after === 0 && (await page.getAttribute("#board", "data-ply")) === "0", "the abandoned think's move was dropped");
+  // Move now: the agent plays its best move so far.
+  await click("d5");
+  await click("c5");
+  await page.waitForSelector('#board[data-ply="1"][data-turn="agent"]');
+  await page.waitForSelector("#stop:not([hidden])");
+  await page.screenshot({ path: join(out, "play-thinking.png") });
+  const t1 = Date.now();
+  await page.click("#stop");
+  await page.waitForSelector('#board[data-ply="2"][data-turn="you"]');
+  check(Date.now() - t1 < 2500, `Move now: the agent moved at once (${Date.now() - t1} ms of a 3-s think)`);
+  check(await page.isHidden("#stop"), "Move now is hidden once it is your turn");
   await page.selectOption("#move-ms", "100");
 
   // 9. The Run page of the tiny run: charts of its two iterations, its checkpoints.

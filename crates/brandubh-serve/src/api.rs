@@ -5,6 +5,7 @@
 //! moves go only through the rules crate's parsers and `Game::play`. Every error is an
 //! [`ApiError`]: JSON `{"error": "..."}` with a status code.
 
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -47,6 +48,7 @@ pub fn router(state: Shared, guard: Guard) -> Router {
         .route("/api/games/{id}/reply", post(agent_reply))
         .route("/api/games/{id}/analyze", post(analyze))
         .route("/api/games/{id}/undo", post(undo))
+        .route("/api/games/{id}/stop", post(stop))
         .route("/api/games/{id}/next", post(next_game))
         .route("/api/runs/{run}", get(run_snapshot))
         .fallback(not_found)
@@ -264,6 +266,7 @@ async fn create_game(
         seed: req.seed.unwrap_or_else(brandubh_eval::fresh_seed),
         game,
         thinking: false,
+        halt: None,
         version: 0,
         last_used: Instant::now(),
         analysis: None,
@@ -337,7 +340,7 @@ async fn human_move(
 /// plays, which the page finds when it comes back, never one stuck "thinking".
 async fn agent_reply(State(state): State<Shared>, Path(id): Path<String>) -> ApiResult {
     let session = state.games.get(&id)?;
-    let (agent, game, budget, seed, version) = {
+    let (agent, game, budget, seed, version, halt) = {
         let mut s = lock(&session);
         if s.thinking {
             return Err(ApiError::conflict("the agent is already thinking"));
@@ -350,17 +353,23 @@ async fn agent_reply(State(state): State<Shared>, Path(id): Path<String>) -> Api
         }
         s.thinking = true;
         s.touch();
+        let halt = Arc::new(AtomicBool::new(false));
+        s.halt = Some(Arc::clone(&halt));
         (
             Arc::clone(&s.agent),
             s.game.clone(),
             s.budget(),
             s.seed.wrapping_add(s.game.ply() as u64),
             s.version,
+            halt,
         )
     };
     let st = Arc::clone(&state);
     tokio::spawn(async move {
-        let result = st.searcher.analyze(agent, game.clone(), budget, seed).await;
+        let result = st
+            .searcher
+            .analyze(agent, game.clone(), budget, seed, Some(halt))
+            .await;
         play_reply(&session, result, &game, version)
     })
     .await
@@ -382,6 +391,7 @@ fn play_reply(
         ));
     }
     s.thinking = false;
+    s.halt = None;
     let analysis = result?;
     let view = AnalysisView::new(&analysis, game);
     s.game
@@ -416,7 +426,7 @@ async fn analyze(State(state): State<Shared>, Path(id): Path<String>) -> ApiResu
     };
     let analysis = state
         .searcher
-        .analyze(agent, game.clone(), budget, seed)
+        .analyze(agent, game.clone(), budget, seed, None)
         .await?;
     let view = AnalysisView::new(&analysis, &game);
     let mut s = lock(&session);
@@ -430,6 +440,18 @@ async fn undo(State(state): State<Shared>, Path(id): Path<String>) -> ApiResult 
     let session = state.games.get(&id)?;
     let mut s = lock(&session);
     s.undo()?;
+    json_response(s.view())
+}
+
+/// "Move now": the agent's search under way ends at once and its best move so far is
+/// played (the reply request answers with it).
+async fn stop(State(state): State<Shared>, Path(id): Path<String>) -> ApiResult {
+    let session = state.games.get(&id)?;
+    let s = lock(&session);
+    if !s.thinking {
+        return Err(ApiError::conflict("the agent is not thinking"));
+    }
+    s.halt_search();
     json_response(s.view())
 }
 

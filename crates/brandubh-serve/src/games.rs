@@ -3,6 +3,7 @@
 //! bounded store under ids the server generates, dropped when idle.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -41,6 +42,9 @@ pub struct Session {
     pub game: Game,
     /// A search for the agent's move is running.
     pub thinking: bool,
+    /// Ends that search now when set (its best move so far is played, or dropped when the
+    /// think was abandoned).
+    pub halt: Option<Arc<AtomicBool>>,
     /// Bumped on every change, so a search result for an older state is dropped.
     pub version: u64,
     /// Last request.
@@ -198,6 +202,20 @@ impl Session {
         self.last_used = Instant::now();
     }
 
+    /// Abandons the think under way, if any: its search stops at once and its move is
+    /// dropped when it comes (the version changes with the change that abandons it).
+    pub fn abandon_think(&mut self) {
+        self.halt_search();
+        self.thinking = false;
+    }
+
+    /// Tells the search under way, if any, to end now.
+    pub fn halt_search(&self) {
+        if let Some(halt) = &self.halt {
+            halt.store(true, Ordering::Relaxed);
+        }
+    }
+
     /// Records the end of the current game of a match.
     pub fn note_game_end(&mut self) {
         let Some(outcome) = self.game.outcome() else {
@@ -262,7 +280,7 @@ impl Session {
         while self.game.ply() > last {
             self.game.undo();
         }
-        self.thinking = false;
+        self.abandon_think();
         self.analysis = None;
         self.touch();
         Ok(())
@@ -484,10 +502,14 @@ impl Store {
         })
     }
 
-    /// Closes the session `id`.
+    /// Closes the session `id`, abandoning its think.
     pub fn remove(&self, id: &str) -> Result<(), ApiError> {
-        self.get(id)?;
+        let session = self.get(id)?;
         self.map().remove(id);
+        session
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .abandon_think();
         Ok(())
     }
 

@@ -686,14 +686,7 @@ fn a_client_that_leaves_mid_think_finds_the_move_and_an_undo_abandons_a_think() 
 
     // An undo while the agent thinks takes back the person's move at once; the think's
     // move, when it comes, is dropped.
-    post(
-        addr,
-        &format!("{game}/move"),
-        &json!({"move": g["legal"][0]}),
-    );
-    let path = format!("{game}/reply");
-    let reply = std::thread::spawn(move || post(addr, &path, &json!({})));
-    std::thread::sleep(Duration::from_millis(200));
+    let reply = move_and_let_it_think(addr, &game, &g);
     let t0 = std::time::Instant::now();
     let r = post(addr, &format!("{game}/undo"), &json!({}));
     assert_eq!(r.status, 200, "{}", r.body);
@@ -710,4 +703,68 @@ fn a_client_that_leaves_mid_think_finds_the_move_and_an_undo_abandons_a_think() 
         (g["ply"].clone(), g["your_turn"].clone()),
         (json!(2), json!(true))
     );
+}
+
+#[test]
+fn move_now_plays_the_best_move_so_far_and_an_abandoned_think_frees_its_search_slot() {
+    let s = server(Limits {
+        searches: 1,
+        max_move_ms: 10_000,
+        ..fast()
+    });
+    let addr = s.addr;
+    let g = new_game(addr, json!({"side": "black", "move_ms": 8000, "seed": 4}));
+    let game = format!("/api/games/{}", g["id"].as_str().unwrap());
+    let r = post(addr, &format!("{game}/stop"), &json!({}));
+    assert_eq!(
+        (r.status, r.error()),
+        (409, "the agent is not thinking".to_owned())
+    );
+    // "Move now" a quarter second into an 8-second think.
+    let path = format!("{game}/reply");
+    let t0 = std::time::Instant::now();
+    let reply = std::thread::spawn(move || post(addr, &path, &json!({})));
+    std::thread::sleep(Duration::from_millis(250));
+    assert_eq!(post(addr, &format!("{game}/stop"), &json!({})).status, 200);
+    let r = reply.join().unwrap();
+    assert_eq!(r.status, 200, "{}", r.body);
+    let g = r.json();
+    assert!(t0.elapsed() < Duration::from_secs(3), "{:?}", t0.elapsed());
+    assert_eq!(g["ply"], 1);
+    assert!(g["analysis"]["elapsed_ms"].as_u64().unwrap() < 3000);
+    assert!(g["analysis"]["simulations"].as_u64().unwrap() > 0);
+
+    // Undo during an 8-second think: the search stops, so the one search slot is free for
+    // an analysis at once instead of after the 8 seconds.
+    let reply = move_and_let_it_think(addr, &game, &g);
+    assert_eq!(post(addr, &format!("{game}/undo"), &json!({})).status, 200);
+    let t0 = std::time::Instant::now();
+    let r = post(addr, &format!("{game}/analyze"), &json!({}));
+    assert_eq!(r.status, 200, "{}", r.body);
+    // The analysis itself thinks 8 s; the wait for the slot before it is short.
+    let searched = Duration::from_millis(r.json()["analysis"]["elapsed_ms"].as_u64().unwrap());
+    let waited = t0.elapsed().saturating_sub(searched);
+    assert!(
+        waited < Duration::from_secs(3),
+        "waited {waited:?} for the slot"
+    );
+    assert_eq!(reply.join().unwrap().status, 409);
+}
+
+/// Plays the person's first legal move in `game` (whose state is `g`), asks for the agent's
+/// reply on another thread, and returns once the agent has been thinking for 250 ms.
+fn move_and_let_it_think(
+    addr: SocketAddr,
+    game: &str,
+    g: &Value,
+) -> std::thread::JoinHandle<common::Reply> {
+    post(
+        addr,
+        &format!("{game}/move"),
+        &json!({"move": g["legal"][0]}),
+    );
+    let path = format!("{game}/reply");
+    let reply = std::thread::spawn(move || post(addr, &path, &json!({})));
+    std::thread::sleep(Duration::from_millis(250));
+    reply
 }
