@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Load test of `brandubh serve` on loopback: 50 clients playing whole games for 30 s
-# against an agent (default: v1, the 32x4 model shipped before v2, at 32 simulations a
-# move). Bounded in clients and time; prints requests/s, p50/p95/p99 latency and errors
-# (exit 1 if any).
+# against an agent (default: the shipped brandubh-v5, thinking 50 ms a move: the search's
+# own deadline, as a player's game asks). Bounded in clients and time; prints requests/s,
+# p50/p95/p99 latency, errors (exit 1 if any) and the memory before and after.
 #
-#   scripts/load-test.sh [AGENT_FILE] [CLIENTS] [SECONDS] [SIMS]
+#   scripts/load-test.sh [AGENT_FILE] [CLIENTS] [SECONDS] [MOVE_MS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-agent="${1:-models/brandubh-v1.agent}"
+agent="${1:-models/brandubh-v5.agent}"
 clients="${2:-50}"
 seconds="${3:-30}"
-sims="${4:-32}"
-echo "== CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores"
-cargo run --release --quiet -p brandubh-serve --example load -- "$agent" "$clients" "$seconds" "$sims"
+move_ms="${4:-50}"
+. scripts/lib.sh
+echo "== CPU: $(cpu_name), $(nproc) cores"
+cargo run --release --quiet --example load -- "$agent" "$clients" "$seconds" "$move_ms"

@@ -5,6 +5,8 @@
 //! `brandubh play`, `brandubh analyze` and `brandubh engine` all search through it.
 
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use brandubh_net::NetEvaluator;
@@ -59,6 +61,8 @@ pub struct Thinker {
     /// Simulations per second measured so far (0: not yet), for Gumbel's plan.
     rate: f64,
     search: Option<Search>,
+    /// Set by another thread to end the running search now ([`Thinker::set_halt`]).
+    halt: Option<Arc<AtomicBool>>,
 }
 
 impl Agent {
@@ -75,6 +79,7 @@ impl Agent {
             batch: 1,
             rate: 0.0,
             search: None,
+            halt: None,
         })
     }
 }
@@ -100,6 +105,13 @@ impl Thinker {
     pub fn set_ply_cap(&mut self, cap: Option<u32>) {
         self.config.ply_cap = cap;
         self.search = None;
+    }
+
+    /// A flag that ends the searches as soon as another thread sets it (read after every
+    /// network call): the move is then the best found so far ([`Search::run_halting`]).
+    /// `None`: only the budget ends them (default).
+    pub fn set_halt(&mut self, halt: Option<Arc<AtomicBool>>) {
+        self.halt = halt;
     }
 
     /// Forgets the tree kept so far (a new game).
@@ -158,9 +170,10 @@ impl Thinker {
         };
         let mut search = self.take_search(game, simulations).map_err(search_err)?;
         let reused = search.tree().node(search.tree().root()).visits();
-        let result = match deadline {
-            Some(d) => search.run_until(&mut self.evaluator, self.batch, d),
-            None => search.run(&mut self.evaluator, self.batch),
+        let result = match (&self.halt, deadline) {
+            (Some(halt), d) => search.run_halting(&mut self.evaluator, self.batch, d, halt),
+            (None, Some(d)) => search.run_until(&mut self.evaluator, self.batch, d),
+            (None, None) => search.run(&mut self.evaluator, self.batch),
         }
         .map_err(search_err)?;
         let elapsed = t0.elapsed();

@@ -2,6 +2,7 @@
 //! virtual loss) and *apply* (take their evaluations back), plus the synchronous
 //! [`Search::run`] and the result of a search.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use brandubh_rules::{Game, Move, MoveList};
@@ -267,7 +268,7 @@ impl Search {
         evaluator: &mut E,
         max_batch: usize,
     ) -> Result<SearchResult, SearchError> {
-        self.run_loop(evaluator, max_batch, None)
+        self.run_loop(evaluator, max_batch, None, None)
     }
 
     /// Runs the search until it is done or `deadline` has passed, whichever comes first,
@@ -288,16 +289,34 @@ impl Search {
         max_batch: usize,
         deadline: Instant,
     ) -> Result<SearchResult, SearchError> {
-        self.run_loop(evaluator, max_batch, Some(deadline))
+        self.run_loop(evaluator, max_batch, Some(deadline), None)
     }
 
-    /// The loop of [`Search::run`] and [`Search::run_until`]: gather, evaluate, apply until
-    /// the search is done or, once the root is evaluated, `deadline` has passed.
+    /// [`Search::run`] (no `deadline`) or [`Search::run_until`] that also stops, once the
+    /// root is evaluated, as soon as another thread sets `halt` (read after every evaluator
+    /// call, like the clock): a player who says "move now", or a search no longer wanted.
+    /// The check of the chosen move then ends at once too (a root proof under way when the
+    /// flag is set finishes first, within its node budget and the deadline). The result is
+    /// the search's so far.
+    pub fn run_halting<E: Evaluator + ?Sized>(
+        &mut self,
+        evaluator: &mut E,
+        max_batch: usize,
+        deadline: Option<Instant>,
+        halt: &AtomicBool,
+    ) -> Result<SearchResult, SearchError> {
+        self.run_loop(evaluator, max_batch, deadline, Some(halt))
+    }
+
+    /// The loop of [`Search::run`], [`Search::run_until`] and [`Search::run_halting`]:
+    /// gather, evaluate, apply until the search is done or, once the root is evaluated,
+    /// `deadline` has passed or `halt` is set.
     fn run_loop<E: Evaluator + ?Sized>(
         &mut self,
         evaluator: &mut E,
         max_batch: usize,
         deadline: Option<Instant>,
+        halt: Option<&AtomicBool>,
     ) -> Result<SearchResult, SearchError> {
         if !self.pending.is_empty() {
             return Err(SearchError::LeavesInFlight {
@@ -317,6 +336,11 @@ impl Search {
         while !self.is_done() {
             let root_ready = self.tree.get(ROOT).is_expanded();
             if root_ready && stop.is_some_and(|d| Instant::now() >= d) {
+                break;
+            }
+            if root_ready && halt.is_some_and(|h| h.load(Ordering::Relaxed)) {
+                // The check of the move that follows keeps the deadline: now.
+                self.deadline = Some(Instant::now());
                 break;
             }
             leaves.clear();

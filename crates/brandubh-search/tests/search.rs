@@ -507,6 +507,53 @@ fn run_until_stops_at_the_deadline_and_always_has_a_result() {
 }
 
 #[test]
+fn run_halting_stops_when_another_thread_says_so_and_the_check_of_the_move_too() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::{Duration, Instant};
+    // The check of the chosen move 15 plies deep would take seconds by its node budget.
+    let checking = SearchConfig {
+        verify_plies: 15,
+        ..SearchConfig::puct(1_000_000).without_noise()
+    };
+    for config in [
+        SearchConfig::puct(1_000_000).without_noise(),
+        SearchConfig::gumbel(1_000_000),
+        checking,
+    ] {
+        // A budget of a million simulations and an hour, halted after 50 ms.
+        let halt = Arc::new(AtomicBool::new(false));
+        let setter = {
+            let halt = Arc::clone(&halt);
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(50));
+                halt.store(true, Ordering::Relaxed);
+            })
+        };
+        let mut search = Search::new(Game::default(), config.clone(), 1).unwrap();
+        let mut eval = RolloutEvaluator::new(1, 20);
+        let t0 = Instant::now();
+        let r = search
+            .run_halting(&mut eval, 4, Some(t0 + Duration::from_secs(3600)), &halt)
+            .unwrap();
+        setter.join().unwrap();
+        assert!(r.simulations > 0);
+        assert!(t0.elapsed() < Duration::from_secs(3), "{:?}", t0.elapsed());
+        assert!(!search.is_done());
+        // Not halted: the same call runs to its budget (a small one here).
+        let small = SearchConfig {
+            simulations: 64,
+            ..config
+        };
+        let mut search = Search::new(Game::default(), small, 1).unwrap();
+        let r = search
+            .run_halting(&mut eval, 4, None, &AtomicBool::new(false))
+            .unwrap();
+        assert_eq!(r.simulations, 64);
+    }
+}
+
+#[test]
 fn advance_and_renew_keep_the_subtree_and_its_visits() {
     for config in [
         SearchConfig::puct(200).without_noise(),

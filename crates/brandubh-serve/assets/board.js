@@ -113,7 +113,7 @@ class Board {
     for (let i = 0; i < 49; i++) {
       const letter = s.board[i];
       if (letter === ".") continue;
-      svg.append(this.piece(letter, i));
+      svg.append(this.piece(letter, i, letter === "K" && captured.has(squareName(i))));
     }
     if (s.analysis && s.analysis.ply === s.ply) this.drawArrows(s.analysis);
     if (this.selected) {
@@ -124,14 +124,21 @@ class Board {
     }
   }
 
-  piece(letter, index) {
+  // A piece; a captured King (the game's last move took it, rule 7) stays on its square,
+  // greyed and struck through in red.
+  piece(letter, index, captured) {
     const [cx, cy] = cellCentre(index);
     const name = squareName(index);
-    const g = svgEl("g", { class: `piece piece-${letter}`, "data-piece": letter, "data-at": name,
-      transform: `translate(${cx} ${cy})` });
+    const g = svgEl("g", { class: `piece piece-${letter}` + (captured ? " captured-king" : ""), "data-piece": letter,
+      "data-at": name, "data-captured-king": captured ? name : null, transform: `translate(${cx} ${cy})` });
     g.append(svgEl("circle", { r: CELL * 0.36 }));
     if (letter === "K") {
       g.append(svgEl("path", { d: "M-11 6 L-13 -8 L-6 -2 L0 -12 L6 -2 L13 -8 L11 6 Z", class: "crown" }));
+    }
+    if (captured) {
+      const d = CELL * 0.3;
+      g.append(svgEl("path", { d: `M${-d} ${-d} L${d} ${d} M${d} ${-d} L${-d} ${d}`, class: "king-x" }));
+      g.append(svgEl("title", {}, "the King, captured"));
     }
     return g;
   }

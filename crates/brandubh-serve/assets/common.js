@@ -32,8 +32,10 @@ function setAttrs(e, attrs) {
 }
 
 // Calls the JSON API; a failure throws an Error whose message is the server's one line.
+// A POST always carries a JSON body (the server refuses any other).
 async function api(method, path, body) {
   const opts = { method, headers: {} };
+  if (body === undefined && method === "POST") body = {};
   if (body !== undefined) {
     opts.headers["Content-Type"] = "application/json";
     opts.body = JSON.stringify(body);

@@ -4,7 +4,11 @@
 const $ = (id) => document.getElementById(id);
 let info = null;
 let game = null;
-let busy = false;
+// Requests in flight other than the agent's think (a move, an undo, a new game, ...).
+let pending = 0;
+// Bumped to abandon the think the page waits for (Undo or New game while it thinks).
+let thinkToken = 0;
+const SAVED = "brandubh-game";
 const board = new Board($("board"), (mv) => playMove(mv));
 
 function showError(message) {
@@ -13,14 +17,21 @@ function showError(message) {
   e.hidden = !message;
 }
 
-function setBusy(on) {
-  busy = on;
-  for (const id of ["new", "undo", "analyze", "next", "load"]) $(id).disabled = on;
-  document.body.classList.toggle("busy", on);
+// What may be pressed now: while the agent thinks, Move now ends its search (it plays its
+// best move so far), New game and Undo abandon the think; Analyse waits for the move.
+function controls() {
+  const busy = pending > 0;
+  const thinking = !!(game && game.thinking);
+  document.body.classList.toggle("busy", busy);
+  for (const id of ["new", "load", "next"]) $(id).disabled = busy;
+  $("undo").disabled = busy || !game || !!game.match || game.ply === 0;
+  $("analyze").disabled = busy || !game || thinking || !!game.outcome;
+  $("stop").hidden = !thinking;
 }
 
 function render(g) {
   game = g;
+  try { sessionStorage.setItem(SAVED, g.id); } catch (e) { /* storage off: no resume */ }
   board.show(g);
   const svg = $("board");
   svg.dataset.ply = String(g.ply);
@@ -38,10 +49,38 @@ function render(g) {
   const result = $("result");
   result.hidden = !g.outcome;
   result.textContent = g.outcome ? g.outcome.text : "";
+  result.classList.toggle("win", !!(g.outcome && g.outcome.you_won));
+  result.classList.toggle("loss", !!(g.outcome && !g.outcome.you_won));
   renderMoves(g);
-  renderAnalysis(g.analysis);
+  renderAnalysis(g);
   renderMatch(g);
-  $("undo").disabled = busy || !!g.match || g.ply === 0;
+  controls();
+}
+
+// No game open (the server refused the new one): an empty board and what to do.
+function renderNoGame() {
+  game = null;
+  board.show(null);
+  $("board").dataset.turn = "none";
+  $("status").classList.remove("thinking");
+  $("status").textContent = "No game open: choose the agent and press New game.";
+  $("result").hidden = true;
+  renderMoves({ moves: [], start: "" });
+  renderAnalysis(null);
+  renderMatch({});
+  controls();
+}
+
+// Fits the menus to a game the page did not start (a resumed one).
+function showSettings(g) {
+  const pick = (select, value, label) => {
+    if (![...select.options].some((o) => o.value === value)) select.append(el("option", { value }, label));
+    select.value = value;
+  };
+  pick($("agent"), g.agent_key, `checkpoint ${g.agent}`);
+  pick($("move-ms"), String(g.move_ms), `${g.move_ms} ms`);
+  $("side").value = g.match && g.match.number === 2 ? (g.human === "white" ? "black" : "white") : g.human;
+  $("match").checked = !!g.match;
 }
 
 function renderMoves(g) {
@@ -62,25 +101,43 @@ function renderMoves(g) {
   list.scrollTop = list.scrollHeight;
 }
 
-function renderAnalysis(a) {
+function renderAnalysis(g) {
+  const a = g ? g.analysis : null;
   const body = $("top-moves").querySelector("tbody");
   body.replaceChildren();
   const fill = $("value-fill");
+  const text = $("value-text");
+  if (g && g.outcome) {
+    // Nothing is left to analyse: the bar shows the result, the text says whose.
+    fill.style.width = g.outcome.winner === "white" ? "100%" : "0%";
+    const last = a ? ` The agent's last search (ply ${a.ply}): ${searchSummary(a)}` : "";
+    text.textContent = `Game over: ${g.outcome.winner === "white" ? "White" : "Black"} won; there is nothing left to analyse.${last}`;
+    return;
+  }
   if (!a) {
     fill.style.width = "50%";
-    $("value-text").textContent = "No analysis yet: the agent's reply brings one, or press Analyse.";
+    text.textContent = "No analysis yet: the agent's reply brings one, or press Analyse.";
     return;
   }
   // The bar shows White's share: the value is for the side to move at the analysed ply.
   const white = a.side === "white" ? a.value : -a.value;
   fill.style.width = `${(50 + 50 * white).toFixed(1)}%`;
-  $("value-text").textContent =
+  text.textContent =
     `Value for ${a.side === "white" ? "White" : "Black"} (to move at ply ${a.ply}): ${a.value >= 0 ? "+" : ""}${fmt(a.value, 2)} ` +
-    `(network alone ${a.net_value >= 0 ? "+" : ""}${fmt(a.net_value, 2)}); ${a.simulations} simulations in ${a.elapsed_ms} ms; best ${a.best}.`;
+    `(network alone ${a.net_value >= 0 ? "+" : ""}${fmt(a.net_value, 2)}); ${searchSummary(a)}`;
   a.top.forEach((m, i) => {
     body.append(el("tr", {}, el("td", {}, String(i + 1)), el("td", {}, m.move), el("td", {}, String(m.visits)),
       el("td", {}, fmt(m.prior, 3)), el("td", {}, m.q === null ? "–" : fmt(m.q, 2))));
   });
+}
+
+// How the search went, in words that stay true when it ran no simulation.
+function searchSummary(a) {
+  if (a.simulations > 0) return `${a.simulations} simulations in ${a.elapsed_ms} ms; best ${a.best}.`;
+  if (Math.abs(a.value) === 1) {
+    return `the position was proven (a forced ${a.value > 0 ? "win" : "loss"} for the side to move) before any simulation; best ${a.best}.`;
+  }
+  return `no simulation finished in the time given: ${a.best} is the network's first choice.`;
 }
 
 function renderMatch(g) {
@@ -98,37 +155,51 @@ function renderMatch(g) {
   next.hidden = !(g.match.number === 1 && g.outcome);
 }
 
+// A request that answers with the game (a move, an undo, the next game of a match).
 async function step(promise) {
   showError("");
-  setBusy(true);
+  pending++;
+  controls();
   try {
     render(await promise);
   } catch (e) {
     showError(e.message);
   } finally {
-    setBusy(false);
+    pending--;
+    if (game) render(game);
   }
-  if (game) render(game);
   await maybeReply();
 }
 
-// When it is the agent's move, ask for it (the page shows "thinking" meanwhile).
+// When it is the agent's move, ask for it (or, for a game resumed while the agent was
+// thinking, wait for it). The page shows "thinking" meanwhile; Undo or New game abandon it.
 async function maybeReply() {
-  if (!game || game.outcome || game.your_turn || game.thinking) return;
-  setBusy(true);
+  if (!game || game.outcome || game.your_turn || pending > 0) return;
+  const token = ++thinkToken;
+  const id = game.id;
+  const waitOnly = game.thinking;
+  render(Object.assign({}, game, { thinking: true }));
   try {
-    render(await api("POST", `/api/games/${game.id}/reply`));
+    const g = waitOnly ? await waitForThink(id, token) : await api("POST", `/api/games/${id}/reply`);
+    if (token === thinkToken && g) render(g);
   } catch (e) {
+    if (token !== thinkToken) return; // abandoned: its move was dropped
     showError(e.message);
-  } finally {
-    setBusy(false);
-    if (game) render(game);
+    render(Object.assign({}, game, { thinking: false }));
+  }
+}
+
+// Polls a game whose agent is thinking (the reply was asked before a reload) until it moved.
+async function waitForThink(id, token) {
+  for (;;) {
+    const g = await api("GET", `/api/games/${id}`);
+    if (!g.thinking || token !== thinkToken) return g;
+    await new Promise((r) => setTimeout(r, 300));
   }
 }
 
 function playMove(mv) {
-  if (busy || !game) return;
-  // Shown at once; the server confirms (or says why not).
+  if (pending > 0 || !game || game.thinking) return;
   step(api("POST", `/api/games/${game.id}/move`, { move: mv }));
 }
 
@@ -145,10 +216,51 @@ function newGameBody(extra) {
   return Object.assign(body, extra || {});
 }
 
+// Starts a game; the one open is closed only once the new one exists, so a refused
+// request (a bad pasted record, a full game table) leaves it as it was.
 async function newGame(extra) {
-  if (game) api("DELETE", `/api/games/${game.id}`).catch(() => {});
-  game = null;
-  await step(api("POST", "/api/games", newGameBody(extra)));
+  const old = game;
+  showError("");
+  thinkToken++;
+  pending++;
+  controls();
+  try {
+    const g = await api("POST", "/api/games", newGameBody(extra));
+    if (old) api("DELETE", `/api/games/${old.id}`).catch(() => {});
+    render(g);
+  } catch (e) {
+    showError(e.message);
+    if (old) {
+      // The old game goes on (its agent may have moved meanwhile).
+      try { render(await api("GET", `/api/games/${old.id}`)); } catch (e2) { render(old); }
+    } else {
+      renderNoGame();
+    }
+  } finally {
+    pending--;
+    controls();
+  }
+  await maybeReply();
+}
+
+// The game this tab had open before a reload, if the server still has it: true when it
+// was resumed, false when there was none to resume, or why it could not be.
+async function resume(params) {
+  let saved = null;
+  try { saved = sessionStorage.getItem(SAVED); } catch (e) { return false; }
+  if (!saved) return false;
+  try {
+    const g = await api("GET", `/api/games/${encodeURIComponent(saved)}`);
+    const wanted = params.has("checkpoint") ? `c:${params.get("run")}:${params.get("checkpoint")}` : null;
+    if (wanted && g.agent_key !== wanted) return false;
+    showSettings(g);
+    render(g);
+    await maybeReply();
+    return true;
+  } catch (e) {
+    try { sessionStorage.removeItem(SAVED); } catch (e2) { /* nothing kept */ }
+    return `Your last game could not be resumed (${e.message}); a new one was started.`;
+  }
 }
 
 function download() {
@@ -192,12 +304,19 @@ async function init() {
     return;
   }
   $("new").onclick = () => newGame();
-  $("undo").onclick = () => game && step(api("POST", `/api/games/${game.id}/undo`));
+  $("undo").onclick = () => {
+    if (!game) return;
+    thinkToken++;
+    step(api("POST", `/api/games/${game.id}/undo`));
+  };
   $("next").onclick = () => game && step(api("POST", `/api/games/${game.id}/next`));
+  // The reply under way then answers with the move.
+  $("stop").onclick = () => game && api("POST", `/api/games/${game.id}/stop`).catch((e) => showError(e.message));
   $("analyze").onclick = async () => {
-    if (!game || busy) return;
+    if (!game || pending > 0 || game.thinking) return;
     showError("");
-    setBusy(true);
+    pending++;
+    controls();
     $("status").textContent = `${game.agent} is analysing…`;
     try {
       const r = await api("POST", `/api/games/${game.id}/analyze`);
@@ -205,14 +324,17 @@ async function init() {
     } catch (e) {
       showError(e.message);
     } finally {
-      setBusy(false);
+      pending--;
       render(game);
     }
   };
   $("download").onclick = download;
   $("copy").onclick = () => game && navigator.clipboard && navigator.clipboard.writeText(game.record);
   $("load").onclick = () => newGame({ record: $("paste").value, match: false });
+  const resumed = await resume(params);
+  if (resumed === true) return;
   await newGame();
+  if (typeof resumed === "string" && $("error").hidden) showError(resumed);
 }
 
 init();

@@ -62,7 +62,7 @@ function drawLadder(ladder) {
       el("td", {}, `${fmt(e.rating.low, 0)} … ${fmt(e.rating.high, 0)}`), el("td", {}, String(e.games))));
   }
   table.append(body);
-  box.append(table);
+  box.append(el("div", { class: "table-wrap" }, table));
 }
 
 function drawCheckpoints(list) {

@@ -2,12 +2,13 @@
 //! this process and N clients, each a thread playing whole games over HTTP (create a game,
 //! a random legal move, the agent's reply, ..., close it, next game) for a fixed time.
 //! Prints requests/s, latency percentiles and errors (non-2xx answers and transport
-//! failures).
+//! failures), and the process's memory (resident set, Linux) before the clients start, at
+//! its peak, and after they finished and closed their games.
 //!
-//! cargo run --release -p brandubh-serve --example load -- AGENT_FILE [CLIENTS] [SECONDS] [SIMS]
+//! cargo run --release -p brandubh-serve --example load -- AGENT_FILE [CLIENTS] [SECONDS] [MOVE_MS]
 //!
-//! The agent searches a fixed number of simulations per move (SIMS, default 32), so that the
-//! work per reply is the same whatever the machine's load.
+//! The agent thinks MOVE_MS milliseconds per move (default 50): the search's own deadline,
+//! as a player's game asks for it.
 
 #![allow(
     clippy::unwrap_used,
@@ -38,7 +39,7 @@ const KINDS: [&str; 4] = ["create", "move", "reply", "close"];
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(agent) = args.first().map(PathBuf::from) else {
-        eprintln!("usage: load AGENT_FILE [CLIENTS] [SECONDS] [SIMS]");
+        eprintln!("usage: load AGENT_FILE [CLIENTS] [SECONDS] [MOVE_MS]");
         std::process::exit(2);
     };
     let number = |i: usize, default: u64| -> u64 {
@@ -51,11 +52,12 @@ fn main() {
     };
     let clients = number(1, 50).clamp(1, 1000) as usize;
     let seconds = number(2, 30).clamp(1, 600);
-    let sims = number(3, 32).clamp(1, 20_000);
+    let move_ms = number(3, 50).clamp(1, 10_000);
     let server = Running::start(
         ServeConfig {
             agents: vec![agent.clone()],
             runs: vec![],
+            allow_hosts: vec![],
             limits: Limits {
                 min_move_ms: 1,
                 max_games: clients * 2,
@@ -71,26 +73,54 @@ fn main() {
     let addr = server.addr;
     let searches = Limits::default().searches;
     println!(
-        "load test: {clients} clients, {seconds} s, agent {} at {sims} simulations a move, {searches} search slots, server {}",
+        "load test: {clients} clients, {seconds} s, agent {} thinking {move_ms} ms a move, {searches} search slots, server {}",
         agent.display(),
         server.url()
     );
+    let before = memory();
     let stats = Arc::new(Mutex::new(Stats::default()));
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let t0 = Instant::now();
     let threads: Vec<_> = (0..clients)
         .map(|c| {
             let stats = Arc::clone(&stats);
-            std::thread::spawn(move || client(addr, c as u64, deadline, sims, &stats))
+            std::thread::spawn(move || client(addr, c as u64, deadline, move_ms, &stats))
         })
         .collect();
     for t in threads {
         let _ = t.join();
     }
     let wall = t0.elapsed().as_secs_f64();
-    if !report(&stats, wall) {
+    let ok = report(&stats, wall);
+    let after = memory();
+    println!(
+        "memory (resident): {} before the clients, {} at the peak, {} after (open games {})",
+        mib(before.0),
+        mib(after.1),
+        mib(after.0),
+        http::get(addr, "/api/info").json()["open_games"]
+    );
+    if !ok {
         std::process::exit(1);
     }
+}
+
+/// The process's resident memory now and at its peak, in KiB (Linux; 0 elsewhere).
+fn memory() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+fn mib(kib: u64) -> String {
+    format!("{:.1} MiB", kib as f64 / 1024.0)
 }
 
 /// Prints the throughput, the latency percentiles and the errors; `true` without errors.
@@ -132,7 +162,7 @@ fn client(
     addr: std::net::SocketAddr,
     seed: u64,
     deadline: Instant,
-    sims: u64,
+    move_ms: u64,
     stats: &Mutex<Stats>,
 ) {
     let mut rng = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
@@ -169,7 +199,7 @@ fn client(
             0,
             "POST",
             "/api/games",
-            json!({"side": side, "sims": sims, "seed": seed}),
+            json!({"side": side, "move_ms": move_ms, "seed": seed}),
         ) else {
             return;
         };

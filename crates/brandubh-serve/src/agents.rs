@@ -3,6 +3,7 @@
 //! tokio's blocking pool, at most [`crate::Limits::searches`] at a time.
 
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -30,6 +31,17 @@ pub enum AgentRef {
         /// The checkpoint's name, e.g. `iter-000003`.
         name: String,
     },
+}
+
+impl AgentRef {
+    /// The key the Play page's menu uses: `a:INDEX` or `c:RUN:CHECKPOINT`.
+    #[must_use]
+    pub fn key(&self) -> String {
+        match self {
+            AgentRef::File(i) => format!("a:{i}"),
+            AgentRef::Checkpoint { run, name } => format!("c:{run}:{name}"),
+        }
+    }
 }
 
 /// The loaded agents and the checkpoint cache.
@@ -152,13 +164,15 @@ impl Searcher {
         }
     }
 
-    /// Searches the current position of `game` with `agent` on the blocking pool.
+    /// Searches the current position of `game` with `agent` on the blocking pool (a fresh
+    /// tree, as `Agent::analyze`); setting `halt` ends the search with its best move so far.
     pub async fn analyze(
         &self,
         agent: Arc<Agent>,
         game: Game,
         budget: Budget,
         seed: u64,
+        halt: Option<Arc<AtomicBool>>,
     ) -> Result<Analysis, ApiError> {
         let permit = tokio::time::timeout(self.queue_wait, Arc::clone(&self.slots).acquire_owned())
             .await
@@ -172,7 +186,10 @@ impl Searcher {
             .map_err(|_| ApiError::internal("the search pool is closed"))?;
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            agent.analyze(&game, budget, seed)
+            let mut thinker = agent.thinker(seed)?;
+            thinker.set_reuse(false);
+            thinker.set_halt(halt);
+            thinker.think(&game, budget)
         })
         .await
         .map_err(|e| ApiError::internal(format!("the search failed: {e}")))?

@@ -5,6 +5,7 @@
 //! moves go only through the rules crate's parsers and `Game::play`. Every error is an
 //! [`ApiError`]: JSON `{"error": "..."}` with a status code.
 
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -24,6 +25,7 @@ use crate::agents::{AgentRef, Searcher};
 use crate::assets;
 use crate::error::ApiError;
 use crate::games::{AnalysisView, MatchPlay, Session};
+use crate::guard::Guard;
 use crate::record::parse_record;
 use crate::{AppState, Limits, MAX_BODY_BYTES};
 
@@ -33,8 +35,8 @@ type Shared = Arc<AppState>;
 pub const MAX_SIMS: u32 = 20_000;
 type ApiResult = Result<Response, ApiError>;
 
-/// The router of the whole app.
-pub fn router(state: Shared) -> Router {
+/// The router of the whole app, every request through `guard` first.
+pub fn router(state: Shared, guard: Guard) -> Router {
     Router::new()
         .route("/", get(assets::play_page))
         .route("/run", get(assets::run_page))
@@ -46,11 +48,16 @@ pub fn router(state: Shared) -> Router {
         .route("/api/games/{id}/reply", post(agent_reply))
         .route("/api/games/{id}/analyze", post(analyze))
         .route("/api/games/{id}/undo", post(undo))
+        .route("/api/games/{id}/stop", post(stop))
         .route("/api/games/{id}/next", post(next_game))
         .route("/api/runs/{run}", get(run_snapshot))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(guard),
+            crate::guard::check,
+        ))
         .with_state(state)
 }
 
@@ -106,6 +113,7 @@ async fn info(State(state): State<Shared>) -> ApiResult {
     let l = &state.limits;
     json_response(json!({
         "version": env!("CARGO_PKG_VERSION"),
+        "open_games": state.games.len(),
         "rules": brandubh_agent::RULES_NAME,
         "agents": agents,
         "runs": runs,
@@ -258,6 +266,7 @@ async fn create_game(
         seed: req.seed.unwrap_or_else(brandubh_eval::fresh_seed),
         game,
         thinking: false,
+        halt: None,
         version: 0,
         last_used: Instant::now(),
         analysis: None,
@@ -326,10 +335,12 @@ async fn human_move(
     json_response(s.view())
 }
 
-/// The agent plays its move.
+/// The agent plays its move. The search and what follows it run as a task of their own:
+/// a client that goes away (a reloaded page) leaves a session that finishes thinking and
+/// plays, which the page finds when it comes back, never one stuck "thinking".
 async fn agent_reply(State(state): State<Shared>, Path(id): Path<String>) -> ApiResult {
     let session = state.games.get(&id)?;
-    let (agent, game, budget, seed, version) = {
+    let (agent, game, budget, seed, version, halt) = {
         let mut s = lock(&session);
         if s.thinking {
             return Err(ApiError::conflict("the agent is already thinking"));
@@ -342,27 +353,47 @@ async fn agent_reply(State(state): State<Shared>, Path(id): Path<String>) -> Api
         }
         s.thinking = true;
         s.touch();
+        let halt = Arc::new(AtomicBool::new(false));
+        s.halt = Some(Arc::clone(&halt));
         (
             Arc::clone(&s.agent),
             s.game.clone(),
             s.budget(),
             s.seed.wrapping_add(s.game.ply() as u64),
             s.version,
+            halt,
         )
     };
-    let result = state
-        .searcher
-        .analyze(agent, game.clone(), budget, seed)
-        .await;
-    let mut s = lock(&session);
-    s.thinking = false;
-    let analysis = result?;
+    let st = Arc::clone(&state);
+    tokio::spawn(async move {
+        let result = st
+            .searcher
+            .analyze(agent, game.clone(), budget, seed, Some(halt))
+            .await;
+        play_reply(&session, result, &game, version)
+    })
+    .await
+    .map_err(|e| ApiError::internal(format!("the agent's move failed: {e}")))?
+}
+
+/// Plays the searched move, unless the game changed meanwhile (an undo or a new game
+/// cancelled the think: then the move is dropped and the session is left as it is).
+fn play_reply(
+    session: &Mutex<Session>,
+    result: Result<brandubh_agent::Analysis, ApiError>,
+    game: &Game,
+    version: u64,
+) -> ApiResult {
+    let mut s = lock(session);
     if s.version != version {
         return Err(ApiError::conflict(
-            "the game changed while the agent was thinking",
+            "the game changed while the agent was thinking: its move was dropped",
         ));
     }
-    let view = AnalysisView::new(&analysis, &game);
+    s.thinking = false;
+    s.halt = None;
+    let analysis = result?;
+    let view = AnalysisView::new(&analysis, game);
     s.game
         .play(analysis.best_move)
         .map_err(|e| ApiError::internal(format!("the agent chose an illegal move: {e}")))?;
@@ -395,7 +426,7 @@ async fn analyze(State(state): State<Shared>, Path(id): Path<String>) -> ApiResu
     };
     let analysis = state
         .searcher
-        .analyze(agent, game.clone(), budget, seed)
+        .analyze(agent, game.clone(), budget, seed, None)
         .await?;
     let view = AnalysisView::new(&analysis, &game);
     let mut s = lock(&session);
@@ -409,6 +440,18 @@ async fn undo(State(state): State<Shared>, Path(id): Path<String>) -> ApiResult 
     let session = state.games.get(&id)?;
     let mut s = lock(&session);
     s.undo()?;
+    json_response(s.view())
+}
+
+/// "Move now": the agent's search under way ends at once and its best move so far is
+/// played (the reply request answers with it).
+async fn stop(State(state): State<Shared>, Path(id): Path<String>) -> ApiResult {
+    let session = state.games.get(&id)?;
+    let s = lock(&session);
+    if !s.thinking {
+        return Err(ApiError::conflict("the agent is not thinking"));
+    }
+    s.halt_search();
     json_response(s.view())
 }
 

@@ -3,6 +3,7 @@
 //! bounded store under ids the server generates, dropped when idle.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -41,6 +42,9 @@ pub struct Session {
     pub game: Game,
     /// A search for the agent's move is running.
     pub thinking: bool,
+    /// Ends that search now when set (its best move so far is played, or dropped when the
+    /// think was abandoned).
+    pub halt: Option<Arc<AtomicBool>>,
     /// Bumped on every change, so a search result for an older state is dropped.
     pub version: u64,
     /// Last request.
@@ -129,6 +133,8 @@ impl AnalysisView {
 pub struct GameView {
     id: String,
     agent: String,
+    /// The agent as the page's menu names it: `a:INDEX` or `c:RUN:CHECKPOINT`.
+    agent_key: String,
     human: &'static str,
     move_ms: u64,
     start: String,
@@ -157,9 +163,12 @@ pub struct GameView {
 #[derive(Clone, Debug, Serialize)]
 struct OutcomeView {
     winner: &'static str,
+    /// Whether the person won.
+    you_won: bool,
     reason: &'static str,
     rule: &'static str,
-    /// E.g. "You win: the King escaped to a corner (rule 8.1) after 31 plies."
+    /// E.g. "You win: the King escaped to a corner (rule 8.1) after 31 plies.", or "You
+    /// lose: brandubh-v5 wins, ..."
     text: String,
 }
 
@@ -191,6 +200,20 @@ impl Session {
     pub fn touch(&mut self) {
         self.version += 1;
         self.last_used = Instant::now();
+    }
+
+    /// Abandons the think under way, if any: its search stops at once and its move is
+    /// dropped when it comes (the version changes with the change that abandons it).
+    pub fn abandon_think(&mut self) {
+        self.halt_search();
+        self.thinking = false;
+    }
+
+    /// Tells the search under way, if any, to end now.
+    pub fn halt_search(&self) {
+        if let Some(halt) = &self.halt {
+            halt.store(true, Ordering::Relaxed);
+        }
     }
 
     /// Records the end of the current game of a match.
@@ -238,15 +261,11 @@ impl Session {
         Ok(())
     }
 
-    /// Takes back the person's last move and the agent's replies after it.
+    /// Takes back the person's last move and the agent's replies after it; while the agent
+    /// thinks about its reply, the think is abandoned (its move is dropped when it comes).
     pub fn undo(&mut self) -> Result<(), ApiError> {
         if self.match_play.is_some() {
             return Err(ApiError::conflict("moves cannot be taken back in a match"));
-        }
-        if self.thinking {
-            return Err(ApiError::conflict(
-                "the agent is thinking; undo after its move",
-            ));
         }
         // The person's last move: the last ply played with them to move.
         let positions = self.game.positions();
@@ -261,6 +280,7 @@ impl Session {
         while self.game.ply() > last {
             self.game.undo();
         }
+        self.abandon_think();
         self.analysis = None;
         self.touch();
         Ok(())
@@ -288,6 +308,7 @@ impl Session {
         GameView {
             id: self.id.clone(),
             agent: self.agent_name.clone(),
+            agent_key: self.agent_ref.key(),
             human: side_name(self.human),
             move_ms: self.move_ms,
             start: game.start().to_string(),
@@ -306,6 +327,7 @@ impl Session {
             thinking: self.thinking,
             outcome: game.outcome().map(|o| OutcomeView {
                 winner: side_name(o.winner),
+                you_won: o.winner == self.human,
                 reason: o.reason.name(),
                 rule: o.reason.rule(),
                 text: format!(
@@ -313,7 +335,7 @@ impl Session {
                     if o.winner == self.human {
                         "You win".to_owned()
                     } else {
-                        format!("{} wins", self.agent_name)
+                        format!("You lose, {} wins", self.agent_name)
                     },
                     o.reason,
                     o.reason.rule(),
@@ -480,10 +502,14 @@ impl Store {
         })
     }
 
-    /// Closes the session `id`.
+    /// Closes the session `id`, abandoning its think.
     pub fn remove(&self, id: &str) -> Result<(), ApiError> {
-        self.get(id)?;
+        let session = self.get(id)?;
         self.map().remove(id);
+        session
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .abandon_think();
         Ok(())
     }
 

@@ -27,6 +27,7 @@ fn server(limits: Limits) -> Running {
         ServeConfig {
             agents: vec![tiny_agent().to_path_buf()],
             runs: vec![tiny_run().to_path_buf()],
+            allow_hosts: vec![],
             limits,
         },
         loopback(),
@@ -100,8 +101,14 @@ fn a_whole_game_over_http_ends_with_a_result_and_a_record_that_reads_back() {
     let end = play_out(addr, g);
     let outcome = &end["outcome"];
     let text = outcome["text"].as_str().unwrap();
+    let won = outcome["you_won"].as_bool().unwrap();
+    assert_eq!(won, outcome["winner"] == "white", "{outcome}");
     assert!(
-        text.starts_with("You win: ") || text.starts_with("tiny wins: "),
+        text.starts_with(if won {
+            "You win: "
+        } else {
+            "You lose, tiny wins: "
+        }),
         "{text}"
     );
     assert!(
@@ -640,4 +647,124 @@ fn a_server_with_nothing_to_serve_or_a_bad_agent_file_does_not_start() {
     )
     .unwrap_err();
     assert!(e.contains("not a directory"), "{e}");
+}
+
+#[test]
+fn a_client_that_leaves_mid_think_finds_the_move_and_an_undo_abandons_a_think() {
+    let s = server(Limits {
+        max_move_ms: 3000,
+        ..fast()
+    });
+    let addr = s.addr;
+    let g = new_game(addr, json!({"move_ms": 800, "seed": 2}));
+    let id = g["id"].as_str().unwrap().to_owned();
+    let game = format!("/api/games/{id}");
+    post(addr, &format!("{game}/move"), &json!({"move": "d5-c5"}));
+    // Ask for the reply and hang up at once (a page reloaded while the agent thinks).
+    {
+        use std::io::Write;
+        let mut c = std::net::TcpStream::connect(addr).unwrap();
+        let req = format!(
+            "POST {game}/reply HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+             Content-Length: 2\r\n\r\n{{}}"
+        );
+        c.write_all(req.as_bytes()).unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(get(addr, &game).json()["thinking"], true);
+    let t0 = std::time::Instant::now();
+    let g = loop {
+        let g = get(addr, &game).json();
+        if g["thinking"] == false {
+            break g;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(10), "still thinking");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(g["ply"], 2, "the agent's move was played: {g}");
+    assert_eq!(g["your_turn"], true);
+
+    // An undo while the agent thinks takes back the person's move at once; the think's
+    // move, when it comes, is dropped.
+    let reply = move_and_let_it_think(addr, &game, &g);
+    let t0 = std::time::Instant::now();
+    let r = post(addr, &format!("{game}/undo"), &json!({}));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(t0.elapsed() < Duration::from_millis(500));
+    assert_eq!(
+        (r.json()["ply"].clone(), r.json()["thinking"].clone()),
+        (json!(2), json!(false))
+    );
+    let r = reply.join().unwrap();
+    assert_eq!(r.status, 409);
+    assert!(r.error().contains("its move was dropped"), "{}", r.error());
+    let g = get(addr, &game).json();
+    assert_eq!(
+        (g["ply"].clone(), g["your_turn"].clone()),
+        (json!(2), json!(true))
+    );
+}
+
+#[test]
+fn move_now_plays_the_best_move_so_far_and_an_abandoned_think_frees_its_search_slot() {
+    let s = server(Limits {
+        searches: 1,
+        max_move_ms: 10_000,
+        ..fast()
+    });
+    let addr = s.addr;
+    let g = new_game(addr, json!({"side": "black", "move_ms": 8000, "seed": 4}));
+    let game = format!("/api/games/{}", g["id"].as_str().unwrap());
+    let r = post(addr, &format!("{game}/stop"), &json!({}));
+    assert_eq!(
+        (r.status, r.error()),
+        (409, "the agent is not thinking".to_owned())
+    );
+    // "Move now" a quarter second into an 8-second think.
+    let path = format!("{game}/reply");
+    let t0 = std::time::Instant::now();
+    let reply = std::thread::spawn(move || post(addr, &path, &json!({})));
+    std::thread::sleep(Duration::from_millis(250));
+    assert_eq!(post(addr, &format!("{game}/stop"), &json!({})).status, 200);
+    let r = reply.join().unwrap();
+    assert_eq!(r.status, 200, "{}", r.body);
+    let g = r.json();
+    assert!(t0.elapsed() < Duration::from_secs(3), "{:?}", t0.elapsed());
+    assert_eq!(g["ply"], 1);
+    assert!(g["analysis"]["elapsed_ms"].as_u64().unwrap() < 3000);
+    assert!(g["analysis"]["simulations"].as_u64().unwrap() > 0);
+
+    // Undo during an 8-second think: the search stops, so the one search slot is free for
+    // an analysis at once instead of after the 8 seconds.
+    let reply = move_and_let_it_think(addr, &game, &g);
+    assert_eq!(post(addr, &format!("{game}/undo"), &json!({})).status, 200);
+    let t0 = std::time::Instant::now();
+    let r = post(addr, &format!("{game}/analyze"), &json!({}));
+    assert_eq!(r.status, 200, "{}", r.body);
+    // The analysis itself thinks 8 s; the wait for the slot before it is short.
+    let searched = Duration::from_millis(r.json()["analysis"]["elapsed_ms"].as_u64().unwrap());
+    let waited = t0.elapsed().saturating_sub(searched);
+    assert!(
+        waited < Duration::from_secs(3),
+        "waited {waited:?} for the slot"
+    );
+    assert_eq!(reply.join().unwrap().status, 409);
+}
+
+/// Plays the person's first legal move in `game` (whose state is `g`), asks for the agent's
+/// reply on another thread, and returns once the agent has been thinking for 250 ms.
+fn move_and_let_it_think(
+    addr: SocketAddr,
+    game: &str,
+    g: &Value,
+) -> std::thread::JoinHandle<common::Reply> {
+    post(
+        addr,
+        &format!("{game}/move"),
+        &json!({"move": g["legal"][0]}),
+    );
+    let path = format!("{game}/reply");
+    let reply = std::thread::spawn(move || post(addr, &path, &json!({})));
+    std::thread::sleep(Duration::from_millis(250));
+    reply
 }

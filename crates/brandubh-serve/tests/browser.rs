@@ -60,6 +60,7 @@ fn play_and_run_pages_work_in_headless_chromium() {
         ServeConfig {
             agents: vec![common::tiny_agent().to_path_buf()],
             runs: vec![common::tiny_run().to_path_buf()],
+            allow_hosts: vec![],
             limits: Limits {
                 min_move_ms: 1,
                 default_move_ms: 20,

@@ -1,5 +1,6 @@
-//! `brandubh serve [--agent FILE]... [--run DIR]... [--addr 127.0.0.1:8080]`: the web app of
-//! `brandubh-serve` (play agents, watch runs) on a local address.
+//! `brandubh serve [--agent FILE]... [--run DIR]... [--addr 127.0.0.1:8080]
+//! [--allow-host NAME]...`: the web app of `brandubh-serve` (play agents, watch runs) on a
+//! local address.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -32,6 +33,17 @@ pub struct Args {
     /// server to the network.
     #[arg(long, default_value = "127.0.0.1:8080")]
     addr: SocketAddr,
+    /// A host name the server answers to besides its IP address (and localhost on loopback),
+    /// e.g. a name it is reached by on the network or through a proxy (repeatable). Requests
+    /// naming any other host are refused: a page on another site cannot reach the server by
+    /// rebinding its own name to this address.
+    #[arg(long, value_name = "NAME")]
+    allow_host: Vec<String>,
+    /// Connections open at once; a new one closes the oldest that is not inside a request
+    /// (idle, silent, or still sending its header), or waits until one ends.
+    #[arg(long, value_name = "N", default_value_t = 256,
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    max_connections: u32,
     /// Searches at once (default: the number of cores).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
     searches: Option<u32>,
@@ -66,6 +78,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         max_move_ms: args.max_move_ms,
         max_games: args.max_games as usize,
         idle: Duration::from_secs(args.idle_minutes * 60),
+        max_connections: args.max_connections as usize,
         ..Limits::default()
     };
     limits.default_move_ms = limits.default_move_ms.min(limits.max_move_ms);
@@ -75,6 +88,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let state = AppState::new(ServeConfig {
         agents,
         runs: args.run,
+        allow_hosts: args.allow_host.clone(),
         limits,
     })
     .map_err(anyhow::Error::msg)?;
@@ -93,6 +107,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             format!("bound to {}: other machines can connect", addr.ip())
         };
         println!("brandubh serve: open http://{addr}/ ({reach}; Ctrl-C stops)");
+        if !args.allow_host.is_empty() {
+            println!(
+                "brandubh serve: also answers to the host name(s) {}",
+                args.allow_host.join(", ")
+            );
+        }
         brandubh_serve::serve(listener, state, async {
             let _ = tokio::signal::ctrl_c().await;
         })

@@ -107,3 +107,38 @@ pub fn get(addr: SocketAddr, path: &str) -> Reply {
 pub fn post(addr: SocketAddr, path: &str, body: &Value) -> Reply {
     request_raw(addr, "POST", path, body.to_string().as_bytes())
 }
+
+/// Sends `request` as raw bytes and reads until the server closes the connection or
+/// `wait` passes; returns what came back and whether the server closed it.
+pub fn exchange(addr: SocketAddr, request: &[u8], wait: Duration) -> (String, bool) {
+    let mut s = TcpStream::connect(addr).unwrap_or_else(|e| panic!("connect: {e}"));
+    s.set_read_timeout(Some(wait)).unwrap();
+    s.write_all(request).unwrap();
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 16 * 1024];
+    let closed = loop {
+        match s.read(&mut buf) {
+            Ok(0) => break true,
+            Ok(n) => raw.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break true,
+            Err(_) => break false,
+        }
+    };
+    (String::from_utf8_lossy(&raw).into_owned(), closed)
+}
+
+/// The status code and the headers (names lower case) of a raw reply.
+pub fn head_of(reply: &str) -> (u16, Vec<(String, String)>) {
+    let head = reply.split("\r\n\r\n").next().unwrap_or("");
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    (status, headers)
+}
