@@ -40,6 +40,8 @@ use crate::encoding::{PLANE_SIZE, POLICY_SIZE};
 use crate::folded::{FoldedConv, FoldedLinear, FoldedNet};
 use crate::model::{NetConfig, PolicyValueNet};
 
+mod grad;
+pub mod train;
 mod winograd;
 
 use winograd::WinogradConv;
