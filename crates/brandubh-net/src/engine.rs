@@ -103,6 +103,19 @@ impl Engine {
         }
     }
 
+    /// The fast engine on the kernels of `level` (`None` if this CPU does not have them);
+    /// burn's unchanged.
+    #[must_use]
+    pub fn with_simd_level(self, level: crate::fast::SimdLevel) -> Option<Engine> {
+        match self {
+            Engine::Burn(trainer) => Some(Engine::Burn(trainer)),
+            Engine::Fast { fast, template } => Some(Engine::Fast {
+                fast: Box::new((*fast).with_simd_level(level)?),
+                template,
+            }),
+        }
+    }
+
     /// Optimizer steps behind the model.
     #[must_use]
     pub fn steps(&self) -> u64 {
