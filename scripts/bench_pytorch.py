@@ -160,13 +160,16 @@ class TorchStep:
         return float(loss.detach())
 
     def rate(self, threads, seconds):
+        """(samples per wall-clock second, per CPU-second of this thread)."""
         torch.set_num_threads(threads)
         self.step()  # warm-up at this thread count
-        n, t0 = 0, time.perf_counter()
+        n, t0, c0 = 0, time.perf_counter(), time.thread_time()
         while time.perf_counter() - t0 < seconds or n < 2:
             self.step()
             n += 1
-        return n * self.info["batch_size"] / (time.perf_counter() - t0)
+        samples = n * self.info["batch_size"]
+        cpu = time.thread_time() - c0
+        return samples / (time.perf_counter() - t0), (samples / cpu if cpu > 0 else float("nan"))
 
 
 class RustServer:
@@ -181,7 +184,8 @@ class RustServer:
         line = self.proc.stdout.readline()
         if not line:
             raise RuntimeError("train_bench serve ended early")
-        return float(line)
+        wall, cpu = line.split()
+        return float(wall), float(cpu)
 
     def close(self):
         self.proc.stdin.close()
@@ -218,13 +222,22 @@ def bench(exe, config, args):
                     v = server.rate("burn", t, "scalar", args.seconds)
                 else:
                     v = server.rate("fast", t, side.split("-", 1)[1], args.seconds)
-                rates.setdefault((side, t), []).append(v)
+                rates.setdefault((side, t), []).append(v[0])
+                if t == 1:
+                    # With one thread all the work is on the measured thread on both sides:
+                    # samples per CPU-second, robust to other load on the machine.
+                    rates.setdefault((side, "cpu"), []).append(v[1])
     server.close()
     print(f"  samples/s, median (min-max) of {args.rounds} rounds, each side in turn")
     for t in args.threads:
         line = f"  {t} thread{'s' if t > 1 else ' '}: PyTorch {spread(rates[('torch', t)])}"
         for side in sides:
             line += f" | {side} {spread(rates[(side, t)])}"
+        print(line)
+    if 1 in args.threads:
+        line = f"  1 thread, per CPU-second: PyTorch {spread(rates[('torch', 'cpu')])}"
+        for side in sides:
+            line += f" | {side} {spread(rates[(side, 'cpu')])}"
         print(line)
     top = max(args.threads)
     base = rates[("torch", top)]
@@ -233,6 +246,11 @@ def bench(exe, config, args):
         for t in args.threads:
             ratios = [a / b for a, b in zip(rates[(side, t)], base)]
             print(f"    {side}, {t} thread{'s' if t > 1 else ''}: {spread(ratios, 2)}x")
+    if 1 in args.threads:
+        print("  against PyTorch, 1 thread, per CPU-second, round by round:")
+        for side in sides:
+            ratios = [a / b for a, b in zip(rates[(side, "cpu")], rates[("torch", "cpu")])]
+            print(f"    {side}: {spread(ratios, 2)}x")
     return {f"{s}x{t}": v for (s, t), v in rates.items()}
 
 

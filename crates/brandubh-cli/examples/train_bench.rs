@@ -11,7 +11,9 @@
 //! seeded random weights and a batch of positions from seeded random play (as `brandubh
 //! bench` does), then answers lines `ENGINE THREADS SIMD SECONDS` on standard input
 //! (`fast|burn`, a thread count, `avx512|avx2|scalar`) with one line: that engine's
-//! samples per second running steps on a pool of `THREADS` threads for about `SECONDS`.
+//! samples per second running steps on a pool of `THREADS` threads for about `SECONDS`, per
+//! wall-clock second and per CPU-second of the pool thread that ran them (all of the fast
+//! step's work only with one thread; `NaN` where unknown).
 
 use std::io::{BufRead, Write};
 use std::time::Instant;
@@ -92,6 +94,15 @@ fn batch(config: &RunConfig, n: usize) -> anyhow::Result<BatchBuilder> {
     Ok(b)
 }
 
+/// CPU time of the calling thread (from `/proc/thread-self/schedstat`), where Linux tells
+/// it: with one thread (the fast step runs on the caller), samples per CPU-second are robust
+/// to other load on the machine.
+fn thread_cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: f64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(ns / 1e9)
+}
+
 fn engine(config: &RunConfig, kind: EngineKind, level: SimdLevel) -> anyhow::Result<Engine> {
     let device = Device::flex().autodiff();
     device.seed(config.seed);
@@ -146,17 +157,22 @@ fn serve(config: &RunConfig) -> anyhow::Result<()> {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()?;
-        let rate = pool.install(|| {
+        let (wall, cpu) = pool.install(|| {
             e.step(&b, lr);
-            let t0 = Instant::now();
+            let (t0, c0) = (Instant::now(), thread_cpu_seconds());
             let mut steps = 0u32;
             while t0.elapsed().as_secs_f64() < seconds || steps < 2 {
                 e.step(&b, lr);
                 steps += 1;
             }
-            f64::from(steps) * b.len() as f64 / t0.elapsed().as_secs_f64()
+            let samples = f64::from(steps) * b.len() as f64;
+            let cpu = match (c0, thread_cpu_seconds()) {
+                (Some(a), Some(b)) if b > a => samples / (b - a),
+                _ => f64::NAN,
+            };
+            (samples / t0.elapsed().as_secs_f64(), cpu)
         });
-        writeln!(stdout, "{rate}")?;
+        writeln!(stdout, "{wall} {cpu}")?;
         stdout.flush()?;
     }
     Ok(())

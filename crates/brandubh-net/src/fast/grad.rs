@@ -92,6 +92,19 @@ fn board_rows(pos: usize) -> impl Iterator<Item = usize> {
     (1..=BOARD).map(move |r| pos * PADDED_SQUARES + r * PADDED + 1)
 }
 
+/// Adds the lanes of the channel vectors `s` and `q` to `sums` (`[2][cp]`) in `f64`,
+/// through `lanes` (`cp` floats).
+#[inline(always)]
+fn add_lanes<S: Simd>(s: &[S::f32s], q: &[S::f32s], lanes: &mut [f32], sums: &mut [f64]) {
+    let cp = lanes.len();
+    for (acc, part) in [(0, s), (1, q)] {
+        S::as_mut_simd_f32s(lanes).0.copy_from_slice(part);
+        for (t, &x) in sums[acc * cp..(acc + 1) * cp].iter_mut().zip(lanes.iter()) {
+            *t += f64::from(x);
+        }
+    }
+}
+
 /// Adds each channel's sum and sum of squares over the board squares of positions
 /// `0..n` of `z` (`[n][PADDED²][cp]`) to `sums` (`[2][cp]`: sums, then squares), in `f64`
 /// (each position's 49 squares summed in `f32` first).
@@ -108,18 +121,13 @@ pub(super) fn stats<S: Simd>(simd: S, z: &[f32], cp: usize, n: usize, sums: &mut
         for start in board_rows(pos) {
             let row = S::as_simd_f32s(&z[start * cp..(start + BOARD) * cp]).0;
             for sq in row.chunks_exact(cv) {
-                for c in 0..cv {
-                    s[c] = simd.add_f32s(s[c], sq[c]);
-                    q[c] = simd.mul_add_f32s(sq[c], sq[c], q[c]);
+                for ((s, q), &x) in s.iter_mut().zip(q.iter_mut()).zip(sq) {
+                    *s = simd.add_f32s(*s, x);
+                    *q = simd.mul_add_f32s(x, x, *q);
                 }
             }
         }
-        for (acc, part) in [(0, &s), (1, &q)] {
-            S::as_mut_simd_f32s(&mut lanes).0.copy_from_slice(part);
-            for (t, &x) in sums[acc * cp..(acc + 1) * cp].iter_mut().zip(&lanes) {
-                *t += f64::from(x);
-            }
-        }
+        add_lanes::<S>(&s, &q, &mut lanes, sums);
     }
 }
 
@@ -145,15 +153,23 @@ pub(super) fn bn_relu<S: Simd>(
         for start in board_rows(pos) {
             let range = start * cp..(start + BOARD) * cp;
             let zr = S::as_simd_f32s(&z[range.clone()]).0;
-            let res = residual.map(|r| S::as_simd_f32s(&r[range.clone()]).0);
-            let out = S::as_mut_simd_f32s(&mut dst[range]).0;
-            for (i, (o, &x)) in out.iter_mut().zip(zr).enumerate() {
-                let c = i % cv;
-                let mut y = simd.mul_add_f32s(x, scale[c], shift[c]);
-                if let Some(res) = res {
-                    y = simd.add_f32s(y, res[i]);
+            let out = S::as_mut_simd_f32s(&mut dst[range.clone()]).0;
+            let squares = out.chunks_exact_mut(cv).zip(zr.chunks_exact(cv));
+            if let Some(res) = residual {
+                let res = S::as_simd_f32s(&res[range]).0;
+                for ((o, z), r) in squares.zip(res.chunks_exact(cv)) {
+                    for ((((o, &x), &r), &a), &b) in
+                        o.iter_mut().zip(z).zip(r).zip(scale).zip(shift)
+                    {
+                        *o = simd.max_f32s(simd.add_f32s(simd.mul_add_f32s(x, a, b), r), zero);
+                    }
                 }
-                *o = simd.max_f32s(y, zero);
+            } else {
+                for (o, z) in squares {
+                    for (((o, &x), &a), &b) in o.iter_mut().zip(z).zip(scale).zip(shift) {
+                        *o = simd.max_f32s(simd.mul_add_f32s(x, a, b), zero);
+                    }
+                }
             }
         }
     }
@@ -188,19 +204,20 @@ pub(super) fn bn_grad_sums<S: Simd>(
             let g = S::as_simd_f32s(&grad[range.clone()]).0;
             let o = S::as_simd_f32s(&out[range.clone()]).0;
             let zr = S::as_simd_f32s(&z[range]).0;
-            for i in 0..g.len() {
-                let c = i % cv;
-                let gp = simd.select_f32s(simd.greater_than_f32s(o[i], zero), g[i], zero);
-                s[c] = simd.add_f32s(s[c], gp);
-                q[c] = simd.mul_add_f32s(gp, simd.sub_f32s(zr[i], mean[c]), q[c]);
+            let squares = g
+                .chunks_exact(cv)
+                .zip(o.chunks_exact(cv))
+                .zip(zr.chunks_exact(cv));
+            for ((g, o), zr) in squares {
+                let lanes = s.iter_mut().zip(q.iter_mut()).zip(mean);
+                for ((((s, q), &m), &g), (&o, &z)) in lanes.zip(g).zip(o.iter().zip(zr)) {
+                    let gp = simd.select_f32s(simd.greater_than_f32s(o, zero), g, zero);
+                    *s = simd.add_f32s(*s, gp);
+                    *q = simd.mul_add_f32s(gp, simd.sub_f32s(z, m), *q);
+                }
             }
         }
-        for (acc, part) in [(0, &s), (1, &q)] {
-            S::as_mut_simd_f32s(&mut lanes).0.copy_from_slice(part);
-            for (t, &x) in sums[acc * cp..(acc + 1) * cp].iter_mut().zip(&lanes) {
-                *t += f64::from(x);
-            }
-        }
+        add_lanes::<S>(&s, &q, &mut lanes, sums);
     }
 }
 
@@ -237,15 +254,30 @@ pub(super) fn bn_backward<S: Simd>(
             let o = S::as_simd_f32s(&out[range.clone()]).0;
             let zr = S::as_simd_f32s(&z[range.clone()]).0;
             let d = S::as_mut_simd_f32s(&mut dz[range.clone()]).0;
-            let mut res = residual
-                .as_deref_mut()
-                .map(|r| S::as_mut_simd_f32s(&mut r[range]).0);
-            for i in 0..g.len() {
-                let c = i % cv;
-                let gp = simd.select_f32s(simd.greater_than_f32s(o[i], zero), g[i], zero);
-                d[i] = simd.mul_add_f32s(k[c], gp, simd.mul_add_f32s(c1[c], zr[i], c0[c]));
-                if let Some(res) = res.as_deref_mut() {
-                    res[i] = gp;
+            let squares = d.chunks_exact_mut(cv).zip(
+                g.chunks_exact(cv)
+                    .zip(o.chunks_exact(cv))
+                    .zip(zr.chunks_exact(cv)),
+            );
+            if let Some(res) = residual.as_deref_mut() {
+                let res = S::as_mut_simd_f32s(&mut res[range]).0;
+                for ((d, ((g, o), z)), r) in squares.zip(res.chunks_exact_mut(cv)) {
+                    let coef = k.iter().zip(c1).zip(c0);
+                    let lanes = d.iter_mut().zip(r.iter_mut()).zip(g.iter().zip(o).zip(z));
+                    for (((d, r), ((&g, &o), &z)), ((&k, &c1), &c0)) in lanes.zip(coef) {
+                        let gp = simd.select_f32s(simd.greater_than_f32s(o, zero), g, zero);
+                        *d = simd.mul_add_f32s(k, gp, simd.mul_add_f32s(c1, z, c0));
+                        *r = gp;
+                    }
+                }
+            } else {
+                for (d, ((g, o), z)) in squares {
+                    let coef = k.iter().zip(c1).zip(c0);
+                    let lanes = d.iter_mut().zip(g.iter().zip(o).zip(z));
+                    for ((d, ((&g, &o), &z)), ((&k, &c1), &c0)) in lanes.zip(coef) {
+                        let gp = simd.select_f32s(simd.greater_than_f32s(o, zero), g, zero);
+                        *d = simd.mul_add_f32s(k, gp, simd.mul_add_f32s(c1, z, c0));
+                    }
                 }
             }
         }

@@ -26,6 +26,7 @@
 //! [`crate::optimize::Engine`]) is a copy per tensor.
 
 use pulp::Arch;
+use rayon::prelude::*;
 
 use super::winograd::{self, INPUT_ALIGN, WinogradConv};
 use super::{ArchDebug, CHANNEL_ALIGN, Dense, Lanes, SimdLevel, block_width, round_up};
@@ -335,12 +336,12 @@ impl FastTrainer {
             bias: vec![0.0; c.cout],
         };
         let forward = convs
-            .iter()
+            .par_iter()
             .enumerate()
             .map(|(l, c)| WinogradConv::new(&conv(c), if l == 0 { cs } else { cp }, cp, block))
             .collect();
         let back = convs
-            .iter()
+            .par_iter()
             .enumerate()
             .map(|(l, c)| {
                 (l > 0).then(|| {

@@ -198,11 +198,34 @@ pub(super) fn conv_out<S: Simd, const MR: usize, const NV: usize>(
             dense::<S, 4, NV>(simd, layer, a, out, strides, false);
         }
     }
+    match out {
+        Out::Relu(bias, residual) => outputs::<S, RELU>(simd, m, cp, n, dst, (bias, residual)),
+        Out::Store => outputs::<S, STORE>(simd, m, cp, n, dst, (&[], false)),
+        Out::Add => outputs::<S, ADD>(simd, m, cp, n, dst, (&[], false)),
+    }
+}
+
+/// [`output_transform`]'s modes, as constants so that each is a loop of its own: what
+/// [`Out`] says.
+const RELU: u8 = 0;
+const STORE: u8 = 1;
+const ADD: u8 = 2;
+
+/// [`output_transform`] with the channel vectors per square as a constant where common.
+#[inline(always)]
+fn outputs<S: Simd, const MODE: u8>(
+    simd: S,
+    m: &[f32],
+    cp: usize,
+    n: usize,
+    dst: &mut [f32],
+    relu: (&[S::f32s], bool),
+) {
     match cp / S::F32_LANES {
-        2 => output_transform::<S, 2>(simd, m, cp, n, dst, out),
-        4 => output_transform::<S, 4>(simd, m, cp, n, dst, out),
-        8 => output_transform::<S, 8>(simd, m, cp, n, dst, out),
-        _ => output_transform::<S, 0>(simd, m, cp, n, dst, out),
+        2 => output_transform::<S, 2, MODE>(simd, m, cp, n, dst, relu),
+        4 => output_transform::<S, 4, MODE>(simd, m, cp, n, dst, relu),
+        8 => output_transform::<S, 8, MODE>(simd, m, cp, n, dst, relu),
+        _ => output_transform::<S, 0, MODE>(simd, m, cp, n, dst, relu),
     }
 }
 
@@ -316,16 +339,17 @@ fn column<T: Copy>(x: &[T], start: usize, stride: usize) -> [T; WINDOW] {
     ]
 }
 
-/// `Aᵀ m A` on the board squares of every tile, into `dst` as `out` says; `CV` is the
-/// number of vectors of `cp` channels, or 0 to compute it.
+/// `Aᵀ m A` on the board squares of every tile, into `dst` as `MODE` says (with `RELU`,
+/// `relu` is the bias and whether to add the residual in `dst`); `CV` is the number of
+/// vectors of `cp` channels, or 0 to compute it.
 #[inline(always)]
-fn output_transform<S: Simd, const CV: usize>(
+fn output_transform<S: Simd, const CV: usize, const MODE: u8>(
     simd: S,
     m: &[f32],
     cp: usize,
     n: usize,
     dst: &mut [f32],
-    out: Out<'_, S>,
+    (bias, residual): (&[S::f32s], bool),
 ) {
     let cv = if CV == 0 { cp / S::F32_LANES } else { CV };
     let m = S::as_simd_f32s(m).0;
@@ -358,14 +382,14 @@ fn output_transform<S: Simd, const CV: usize>(
                     for (j, y) in r.into_iter().enumerate().take(nx) {
                         let sq = pos * PADDED_SQUARES + (y0 + i + 1) * PADDED + x0 + j + 1;
                         let o = &mut dst[sq * cv + c];
-                        *o = match out {
-                            Out::Relu(bias, residual) => {
+                        *o = match MODE {
+                            RELU => {
                                 let x = simd.add_f32s(y, bias[c]);
                                 let x = if residual { simd.add_f32s(x, *o) } else { x };
                                 simd.max_f32s(x, zero)
                             }
-                            Out::Store => y,
-                            Out::Add => simd.add_f32s(y, *o),
+                            STORE => y,
+                            _ => simd.add_f32s(y, *o),
                         };
                     }
                 }
@@ -400,7 +424,25 @@ fn a6<S: Simd>(simd: S, d: [S::f32s; OUT]) -> [S::f32s; WINDOW] {
 /// (`[n][PADDED²][cp]`, zero outside the board): the other factor of [`weight_grad`].
 #[inline(always)]
 pub(super) fn transform_grads<S: Simd>(simd: S, src: &[f32], cp: usize, n: usize, y: &mut [f32]) {
-    let cv = cp / S::F32_LANES;
+    match cp / S::F32_LANES {
+        1 => grads_transform::<S, 1>(simd, src, cp, n, y),
+        2 => grads_transform::<S, 2>(simd, src, cp, n, y),
+        4 => grads_transform::<S, 4>(simd, src, cp, n, y),
+        8 => grads_transform::<S, 8>(simd, src, cp, n, y),
+        _ => grads_transform::<S, 0>(simd, src, cp, n, y),
+    }
+}
+
+/// [`transform_grads`] with `CV` vectors of channels per square (0: computed).
+#[inline(always)]
+fn grads_transform<S: Simd, const CV: usize>(
+    simd: S,
+    src: &[f32],
+    cp: usize,
+    n: usize,
+    y: &mut [f32],
+) {
+    let cv = if CV == 0 { cp / S::F32_LANES } else { CV };
     let src = S::as_simd_f32s(&src[..n * PADDED_SQUARES * cp]).0;
     let y = S::as_mut_simd_f32s(&mut y[..TILES * n * POINTS * cp]).0;
     for pos in 0..n {

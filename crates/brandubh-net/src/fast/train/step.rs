@@ -170,12 +170,22 @@ impl Worker {
         }
         for (b, h) in self.heads.iter_mut().zip(&prep.heads) {
             let (k, np) = (h.fc1.k, h.fc1.np);
-            zeroed(&mut b.z, n * k);
-            zeroed(&mut b.f, n * k);
-            zeroed(&mut b.df, n * round(k));
-            zeroed(&mut b.h, n * np);
-            zeroed(&mut b.dh, n * np);
-            zeroed(&mut b.out, n);
+            // Written whole before they are read, but for the padding columns of `dh`,
+            // which stay zero: zeroed only when they grow.
+            for (buf, len) in [
+                (&mut b.z, n * k),
+                (&mut b.f, n * k),
+                (&mut b.df, n * round(k)),
+            ] {
+                if buf.len() < len {
+                    zeroed(buf, len);
+                }
+            }
+            for (buf, len) in [(&mut b.h, n * np), (&mut b.dh, n * np), (&mut b.out, n)] {
+                if buf.len() < len {
+                    zeroed(buf, len);
+                }
+            }
             zeroed(&mut b.conv_w, h.hc * cp);
             zeroed(&mut b.fc1_w, k * np);
             zeroed(&mut b.fc1_b, np);
@@ -422,6 +432,7 @@ fn heads_forward<S: Simd, const MR: usize, const NV: usize>(ctx: &mut Ctx<'_, S>
         for (j, (f, z)) in
             hb.f.chunks_exact_mut(PLANE_SIZE)
                 .zip(hb.z.chunks_exact(PLANE_SIZE))
+                .take(n * hc)
                 .enumerate()
         {
             let o = j % hc;
@@ -445,7 +456,7 @@ fn heads_forward<S: Simd, const MR: usize, const NV: usize>(ctx: &mut Ctx<'_, S>
             relu,
         );
         if let Some((w2, b2)) = &hp.fc2 {
-            for (o, h) in hb.out.iter_mut().zip(hb.h.chunks_exact(fc1.np)) {
+            for (o, h) in hb.out[..n].iter_mut().zip(hb.h.chunks_exact(fc1.np)) {
                 *o = h[..fc1.n].iter().zip(w2).map(|(h, w)| h * w).sum::<f32>() + b2;
             }
         }
@@ -572,7 +583,7 @@ fn heads_backward<S: Simd, const MR: usize, const NV: usize>(
         let bn = &mut w.bn[nconv + i];
         let mean: Vec<f32> = bn.mean.iter().map(|&m| m as f32).collect();
         let mut sums = vec![0.0f64; 2 * hc];
-        let kw = hb.df.len() / n.max(1);
+        let kw = hp.fc1_t.np;
         for pos in 0..n {
             for o in 0..hc {
                 let j = (pos * hc + o) * PLANE_SIZE;
@@ -684,7 +695,7 @@ fn head_conv_backward<S: Simd>(
     let per = cp / S::F32_LANES;
     let w = S::as_simd_f32s(&hp.conv).0;
     let dw = S::as_mut_simd_f32s(&mut hb.conv_w).0;
-    let kw = hb.df.len() / n.max(1);
+    let kw = hp.fc1_t.np;
     let mut dz = vec![0.0f32; hc];
     for pos in 0..n {
         for sq in 0..PLANE_SIZE {
