@@ -335,11 +335,26 @@ impl FastTrainer {
             weight: tensor(c.w, c.cout * c.cin * 9),
             bias: vec![0.0; c.cout],
         };
-        let forward = convs
-            .par_iter()
-            .enumerate()
-            .map(|(l, c)| WinogradConv::new(&conv(c), if l == 0 { cs } else { cp }, cp, block))
-            .collect();
+        // The heads' linear layers (the policy's is the largest layer) are packed while the
+        // convolutions are.
+        let (forward, heads) = rayon::join(
+            || -> Vec<WinogradConv> {
+                convs
+                    .par_iter()
+                    .enumerate()
+                    .map(|(l, c)| {
+                        WinogradConv::new(&conv(c), if l == 0 { cs } else { cp }, cp, block)
+                    })
+                    .collect()
+            },
+            || -> Vec<HeadPrep> {
+                self.layout
+                    .heads
+                    .iter()
+                    .map(|h| self.head(h, cp, block))
+                    .collect()
+            },
+        );
         let back = convs
             .par_iter()
             .enumerate()
@@ -383,12 +398,7 @@ impl FastTrainer {
             back,
             bn,
             epsilon: BN_EPSILON,
-            heads: self
-                .layout
-                .heads
-                .iter()
-                .map(|h| self.head(h, cp, block))
-                .collect(),
+            heads,
         }
     }
 
@@ -441,14 +451,22 @@ impl FastTrainer {
         let workers = &self.workers[..threads];
         let cp = prep.cp;
         let grads = &mut self.grads;
-        for (l, c) in self.layout.convs().iter().enumerate() {
-            let mut acc = workers[0].conv_acc[l].clone();
-            for w in &workers[1..] {
-                add(&mut acc, &w.conv_acc[l]);
-            }
-            let cin_p = prep.convs[l].cin();
-            let g = winograd::kernel_grad(&acc, cin_p, cp, c.cout, c.cin);
-            grads[c.w..c.w + g.len()].copy_from_slice(&g);
+        let convs = self.layout.convs();
+        // The convolutions' gradients back from the Winograd domain, in parallel (the rest of
+        // this function is copies).
+        let kernels: Vec<Vec<f32>> = convs
+            .par_iter()
+            .enumerate()
+            .map(|(l, c)| {
+                let mut acc = workers[0].conv_acc[l].clone();
+                for w in &workers[1..] {
+                    add(&mut acc, &w.conv_acc[l]);
+                }
+                winograd::kernel_grad(&acc, prep.convs[l].cin(), cp, c.cout, c.cin)
+            })
+            .collect();
+        for (c, g) in convs.iter().zip(&kernels) {
+            grads[c.w..c.w + g.len()].copy_from_slice(g);
         }
         for (l, c) in self.layout.batch_norms().iter().enumerate() {
             let bn = &workers[0].bn[l];
