@@ -160,6 +160,15 @@ fn bench_reports_the_self_play_ratio() {
         out.contains("network evaluations/s") && out.contains("% of the raw rate"),
         "{out}"
     );
+    // Both training engines, side by side, and the one the config trains with.
+    assert!(
+        out.contains("  fast (") && out.contains("  burn (") && out.contains("fast / burn: "),
+        "{out}"
+    );
+    assert!(
+        out.contains("training engine of this config: fast"),
+        "{out}"
+    );
 }
 
 #[test]

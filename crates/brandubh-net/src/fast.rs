@@ -40,6 +40,8 @@ use crate::encoding::{PLANE_SIZE, POLICY_SIZE};
 use crate::folded::{FoldedConv, FoldedLinear, FoldedNet};
 use crate::model::{NetConfig, PolicyValueNet};
 
+mod grad;
+pub mod train;
 mod winograd;
 
 use winograd::WinogradConv;
@@ -336,9 +338,19 @@ impl Dense {
         let (k, n) = (layer.inputs, layer.outputs);
         let np = round_up(n, CHANNEL_ALIGN);
         let mut packed = vec![0.0; k * np];
-        for i in 0..k {
-            for j in 0..n {
-                packed[((j / block) * k + i) * block + j % block] = layer.weight[i * n + j];
+        // Block by block, row by row: no division per weight (the training step packs its
+        // linear layers every step).
+        for (jb, dst) in packed.chunks_exact_mut(k * block).enumerate() {
+            let (j0, j1) = (jb * block, ((jb + 1) * block).min(n));
+            if j0 >= n {
+                break;
+            }
+            for (row, out) in layer
+                .weight
+                .chunks_exact(n)
+                .zip(dst.chunks_exact_mut(block))
+            {
+                out[..j1 - j0].copy_from_slice(&row[j0..j1]);
             }
         }
         let mut b = vec![0.0; np];

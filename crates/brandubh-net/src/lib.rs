@@ -13,6 +13,9 @@
 //! - [`fast`]: an inference-only forward pass in plain Rust (batch norm folded, SIMD chosen
 //!   at run time), several times faster than burn's on the CPU, built from a [`FoldedNet`]
 //!   or loaded straight from a checkpoint ([`FastNet::load`]);
+//! - [`fast::train`]: the training step in plain Rust on the fast path's kernels
+//!   ([`fast::train::FastTrainer`]), and [`engine`], which runs a [`optimize::Trainer`]'s
+//!   steps on it or on burn;
 //! - [`onnx`]: a [`FoldedNet`] as a standard ONNX model, for other runtimes;
 //! - [`NetEvaluator`]: the search crate's [`brandubh_search::Evaluator`] on top of either.
 //!
@@ -34,6 +37,7 @@
 
 pub mod checkpoint;
 pub mod encoding;
+pub mod engine;
 mod evaluator;
 pub mod fast;
 pub mod folded;

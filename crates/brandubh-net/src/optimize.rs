@@ -301,6 +301,20 @@ impl BatchBuilder {
         Ok(())
     }
 
+    /// The samples so far as plain numbers, for the fast training step
+    /// ([`crate::fast::train::FastTrainer::step`]).
+    #[must_use]
+    pub fn view(&self) -> crate::fast::train::TrainBatch<'_> {
+        let n = self.len();
+        crate::fast::train::TrainBatch {
+            inputs: &self.inputs,
+            policy: &self.policy,
+            legal: &self.legal,
+            values: &self.values,
+            moves_left: (n > 0 && self.moves_left.len() == n).then_some(&self.moves_left[..]),
+        }
+    }
+
     /// The tensors of the samples so far, on `device` (the model's device).
     #[must_use]
     pub fn build(&self, device: &Device) -> Batch {

@@ -295,6 +295,29 @@ pub enum Optimizer {
     Sgd,
 }
 
+/// Which implementation runs the training step (`training.engine`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TrainingEngine {
+    /// The hand-written step on the fast path's SIMD kernels, on the CPU (`"fast"`).
+    #[default]
+    Fast,
+    /// burn's autodiff on the binary's training device (`"burn"`): the reference, and the
+    /// one that trains on a GPU.
+    Burn,
+}
+
+impl TrainingEngine {
+    /// The name a config writes: `fast` or `burn`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            TrainingEngine::Fast => "fast",
+            TrainingEngine::Burn => "burn",
+        }
+    }
+}
+
 /// Training (`[training]`).
 ///
 /// The replay window grows with the data as in KataGo: after N positions have been
@@ -311,6 +334,12 @@ pub struct TrainingConfig {
     pub steps_per_iteration: u32,
     /// `"adam"` or `"sgd"`. Default `"adam"`.
     pub optimizer: Optimizer,
+    /// `"fast"` (the hand-written step on the CPU's SIMD kernels) or `"burn"` (burn's
+    /// autodiff on the training device, e.g. a GPU). Both compute the same step and write
+    /// the same checkpoints, so a run may switch between them (docs/guide/training-step.md).
+    /// Default `"fast"`.
+    #[serde(default)]
+    pub engine: TrainingEngine,
     /// Learning rate from iteration 1 until the first `lr_schedule` breakpoint. Range
     /// (0, 10]. Default `0.001`.
     pub learning_rate: f64,
@@ -368,6 +397,7 @@ impl Default for TrainingConfig {
             batch_size: 256,
             steps_per_iteration: 100,
             optimizer: Optimizer::Adam,
+            engine: TrainingEngine::Fast,
             learning_rate: 0.001,
             momentum: 0.9,
             weight_decay: 0.0001,

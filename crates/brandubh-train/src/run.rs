@@ -24,10 +24,11 @@ use std::time::Instant;
 
 use brandubh_fs::FsError;
 use brandubh_net::checkpoint::{self, CheckpointError, SaveOptions};
+use brandubh_net::engine::{Engine, EngineKind};
 use brandubh_net::optimize::{BatchBuilder, OptimizerConfig, OptimizerKind, StepStats, Trainer};
 use brandubh_net::{Device, FastNet, NetConfig, NetEvaluator, encoding};
 use brandubh_rules::{Move, Side, Symmetry};
-use brandubh_run::config::{ConfigError, Optimizer, RunConfig};
+use brandubh_run::config::{ConfigError, Optimizer, RunConfig, TrainingEngine};
 use brandubh_run::metrics::{self, IterationMetrics, MatchSummary, MetricsError, SprtVerdict};
 use brandubh_run::plot::{self, PlotError};
 use brandubh_run::replay::{
@@ -78,6 +79,9 @@ pub enum RunError {
     /// The search refused something (a bug, or a bad setting that validation missed).
     #[error("self-play search: {0}")]
     Search(SearchError),
+    /// The model or its optimizer state did not convert to or from the training engine.
+    #[error("training engine: {0}")]
+    Engine(String),
     /// A training batch could not be built.
     #[error("training batch: {0}")]
     Batch(String),
@@ -306,6 +310,15 @@ pub fn net_train_config(config: &RunConfig) -> OptimizerConfig {
     }
 }
 
+/// The training engine `config` names.
+#[must_use]
+pub fn engine_kind(config: &RunConfig) -> EngineKind {
+    match config.training.engine {
+        TrainingEngine::Fast => EngineKind::Fast,
+        TrainingEngine::Burn => EngineKind::Burn,
+    }
+}
+
 /// Seed of one purpose of one iteration, derived from the run's seed.
 fn derive_seed(seed: u64, iteration: u32, purpose: u64) -> u64 {
     selfplay::game_seed(
@@ -322,11 +335,13 @@ pub fn prepare(config: &RunConfig, options: &RunOptions) -> Result<RunState, Run
     let config_path = dir.config();
     if config_path.exists() {
         let stored = RunConfig::from_run_copy(&config_path)?;
-        // Raising `iterations` extends a run; every other change needs --force-config.
+        // Raising `iterations` extends a run, and either training engine continues it (they
+        // compute the same step and write the same checkpoints); every other change needs
+        // --force-config.
         let changed: Vec<String> = stored
             .changed_keys(config)
             .into_iter()
-            .filter(|k| k != "iterations")
+            .filter(|k| k != "iterations" && k != "training.engine")
             .collect();
         if !changed.is_empty() {
             if !options.force_config {
@@ -671,12 +686,13 @@ impl Iteration<'_> {
         observer.training_started(n, steps, window.len());
         let t0 = Instant::now();
         let autodiff = self.options.device.clone().without_autodiff().autodiff();
-        let (mut trainer, _) = checkpoint::load_training(
+        let (trainer, _) = checkpoint::load_training(
             self.dir.checkpoint(n - 1),
             &autodiff,
             Some(&net_config(config)),
             net_train_config(config),
         )?;
+        let mut trainer = Engine::new(trainer, engine_kind(config)).map_err(RunError::Engine)?;
         let learning_rate = config.training.learning_rate_at(n);
         let mut rng = ChaCha8Rng::seed_from_u64(self.seed(2));
         let mut builder = BatchBuilder::with_planes(net_config(config).planes());
@@ -705,8 +721,7 @@ impl Iteration<'_> {
                         .map_err(|e| RunError::Batch(e.to_string()))?;
                 }
             }
-            let batch = builder.build(trainer.device());
-            let s = trainer.step(&batch, learning_rate);
+            let s = trainer.step(&builder, learning_rate);
             for (sum, loss) in sums
                 .iter_mut()
                 .zip([s.policy_loss, s.value_loss, s.total_loss])
@@ -735,7 +750,7 @@ impl Iteration<'_> {
             total_loss: mean(sums[2]),
             seconds: t0.elapsed().as_secs_f64(),
         };
-        Ok((trainer, outcome))
+        Ok((trainer.into_trainer().map_err(RunError::Engine)?, outcome))
     }
 
     /// Checkpoint `n` with the training record in its metadata.

@@ -7,11 +7,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use brandubh_net::engine::{Engine, EngineKind};
 use brandubh_net::fast::{ConvAlgorithm, SimdLevel};
 use brandubh_net::optimize::{BatchBuilder, Trainer};
 use brandubh_net::{FastNet, NetEvaluator};
 use brandubh_rules::{Game, Symmetry};
-use brandubh_run::config::RunConfig;
+use brandubh_run::config::{RunConfig, TrainingEngine};
 use brandubh_search::{Evaluator, Leaf};
 use brandubh_train::run;
 use brandubh_train::selfplay::{self, SelfPlaySettings, SelfPlayStats};
@@ -27,7 +28,8 @@ use crate::{backend, out};
 /// then plays self-play games and reports network evaluations per second inside self-play
 /// and their ratio to the raw rate (target: at least 90 %), once with each forward pass
 /// split over rayon's pool (as `train` runs it) and once on each worker's own thread; last,
-/// burn's training step. The first line names the CPU and the kernels.
+/// the training step of both engines (the fast one on the same kernels as the forward
+/// pass), measured in turn. The first line names the CPU and the kernels.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The run configuration (TOML) whose network and self-play settings are measured.
@@ -124,15 +126,27 @@ fn forward_rate(net: &FastNet, batch: usize, seconds: f64) -> f64 {
     n as f64 / t0.elapsed().as_secs_f64()
 }
 
-/// Optimizer steps per second of burn's training step for the configuration's network,
-/// optimizer and batch size, on the training device, on one batch of positions from
-/// seeded random play (uniform policy targets over the legal moves, random results).
-fn training_rate(config: &RunConfig, seconds: f64) -> anyhow::Result<f64> {
+/// Rounds of the training-rate measurement: each engine once per round, in alternating
+/// order, so that both see the same load on a shared machine.
+const TRAINING_ROUNDS: usize = 3;
+
+/// A training step on the configuration's network, optimizer and batch size, on one batch
+/// of positions from seeded random play (uniform policy targets over the legal moves,
+/// random results, moves-left targets when the network has that head), on `kind`'s engine
+/// (the fast one on the kernels of `level`).
+fn training_engine(
+    config: &RunConfig,
+    kind: EngineKind,
+    level: SimdLevel,
+) -> anyhow::Result<(Engine, BatchBuilder)> {
     let device = backend::device().autodiff();
     device.seed(config.seed);
     let net_config = run::net_config(config);
-    let model = net_config.init(&device);
-    let mut trainer = Trainer::new(model, run::net_train_config(config));
+    let trainer = Trainer::new(net_config.init(&device), run::net_train_config(config));
+    let engine = Engine::new(trainer, kind)
+        .map_err(anyhow::Error::msg)?
+        .with_simd_level(level)
+        .with_context(|| format!("this CPU has no {} kernels", level.name()))?;
     let mut rng = ChaCha8Rng::seed_from_u64(config.seed ^ 0x7a1);
     let mut builder = BatchBuilder::with_planes(net_config.planes());
     for leaf in sample_leaves(config.training.batch_size as usize, 2) {
@@ -146,14 +160,24 @@ fn training_rate(config: &RunConfig, seconds: f64) -> anyhow::Result<f64> {
             result,
             Symmetry::Identity,
         )?;
+        if config.training.moves_left_loss_weight.is_some() {
+            builder.push_plies_to_end(rng.random_range(0..60))?;
+        }
     }
-    let batch = builder.build(trainer.device());
-    let lr = config.training.learning_rate_at(1);
-    trainer.step(&batch, lr); // warm-up
+    Ok((engine, builder))
+}
+
+/// Optimizer steps per second of `engine` on `batch` for about `seconds` (at least 3 steps).
+fn training_rate(
+    engine: &mut Engine,
+    batch: &BatchBuilder,
+    lr: f64,
+    seconds: f64,
+) -> anyhow::Result<f64> {
     let t0 = Instant::now();
     let mut steps = 0u32;
     while t0.elapsed().as_secs_f64() < seconds || steps < 3 {
-        let stats = trainer.step(&batch, lr);
+        let stats = engine.step(batch, lr);
         anyhow::ensure!(
             stats.total_loss.is_finite(),
             "training loss {}",
@@ -162,6 +186,64 @@ fn training_rate(config: &RunConfig, seconds: f64) -> anyhow::Result<f64> {
         steps += 1;
     }
     Ok(f64::from(steps) / t0.elapsed().as_secs_f64())
+}
+
+/// The median and range of `values`, formatted with `digits` decimals.
+fn spread(values: &[f64], digits: usize) -> String {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let (lo, hi) = (v[0], v[v.len() - 1]);
+    format!("{:.digits$} ({lo:.digits$}-{hi:.digits$})", v[v.len() / 2])
+}
+
+/// Both engines' training rates, measured in turn over [`TRAINING_ROUNDS`] rounds; returns
+/// the steps per second (median) of the engine the configuration trains with.
+fn measure_training(
+    w: &mut impl Write,
+    config: &RunConfig,
+    level: SimdLevel,
+    seconds: f64,
+) -> anyhow::Result<f64> {
+    let (mut fast, batch) = training_engine(config, EngineKind::Fast, level)?;
+    let (mut burn, _) = training_engine(config, EngineKind::Burn, level)?;
+    let lr = config.training.learning_rate_at(1);
+    // Warm-up: buffers, caches, burn's first allocations.
+    fast.step(&batch, lr);
+    burn.step(&batch, lr);
+    let (mut f, mut b) = (Vec::new(), Vec::new());
+    for round in 0..TRAINING_ROUNDS {
+        out::flush(w)?;
+        if round % 2 == 0 {
+            f.push(training_rate(&mut fast, &batch, lr, seconds)?);
+            b.push(training_rate(&mut burn, &batch, lr, seconds)?);
+        } else {
+            b.push(training_rate(&mut burn, &batch, lr, seconds)?);
+            f.push(training_rate(&mut fast, &batch, lr, seconds)?);
+        }
+    }
+    let batch_size = f64::from(config.training.batch_size);
+    let samples = |v: &[f64]| v.iter().map(|r| r * batch_size).collect::<Vec<_>>();
+    let ratios: Vec<f64> = f.iter().zip(&b).map(|(f, b)| f / b).collect();
+    writeln!(
+        w,
+        "training step, batch {} ({TRAINING_ROUNDS} rounds, interleaved; samples/s, median (range)):",
+        config.training.batch_size
+    )?;
+    writeln!(
+        w,
+        "  fast ({} kernels, {} threads): {}",
+        level.name(),
+        rayon::current_num_threads(),
+        spread(&samples(&f), 0)
+    )?;
+    writeln!(w, "  burn ({}): {}", backend::NAME, spread(&samples(&b), 0))?;
+    writeln!(w, "  fast / burn: {}x", spread(&ratios, 2))?;
+    let mut chosen = match config.training.engine {
+        TrainingEngine::Fast => f,
+        TrainingEngine::Burn => b,
+    };
+    chosen.sort_by(f64::total_cmp);
+    Ok(chosen[chosen.len() / 2])
 }
 
 /// Runs the command: the forward rate, self-play against the raw evaluator rate, and the
@@ -203,7 +285,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     )?;
     let alone = measure_selfplay(&mut w, &own_thread, &settings, config.seed, games)?;
     compare_with_raw(&mut w, &own_thread, &alone, settings.threads, args.seconds)?;
-    estimate_iteration(&mut w, &config, &selfplay, args.seconds)?;
+    estimate_iteration(&mut w, &config, &selfplay, net.simd_level(), args.seconds)?;
     out::flush(&mut w)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -320,21 +402,20 @@ fn compare_with_raw(
 }
 
 /// Where an iteration's time goes: its games at the self-play rate just measured, its
-/// optimizer steps at the training rate.
+/// optimizer steps at the training rate of the engine the configuration names.
 fn estimate_iteration(
     w: &mut impl Write,
     config: &RunConfig,
     selfplay: &SelfPlayRun,
+    level: SimdLevel,
     seconds: f64,
 ) -> anyhow::Result<()> {
-    let steps_per_s = training_rate(config, seconds)?;
+    let steps_per_s = measure_training(w, config, level, seconds)?;
     let t = &config.training;
     writeln!(
         w,
-        "training ({}): {steps_per_s:.2} optimizer steps/s, {:.0} samples/s at batch {}",
-        backend::NAME,
-        steps_per_s * f64::from(t.batch_size),
-        t.batch_size
+        "training engine of this config: {} ({steps_per_s:.2} optimizer steps/s)",
+        config.training.engine.name()
     )?;
     let games_per_s = selfplay.stats.games as f64 / selfplay.wall_s;
     let selfplay_s = config.selfplay.games_per_iteration as f64 / games_per_s.max(1e-9);

@@ -18,7 +18,7 @@
 
 use pulp::Simd;
 
-use super::{Aligned, CHANNEL_ALIGN, Dense, PADDED, PADDED_SQUARES, Rows, dense};
+use super::{Aligned, Dense, PADDED, PADDED_SQUARES, Rows, dense};
 use crate::folded::{FoldedConv, FoldedLinear};
 
 /// Winograd points of a tile: its transformed 6×6 window.
@@ -31,6 +31,10 @@ const OUT: usize = 4;
 const WINDOW: usize = 6;
 /// Squares of the board along each side.
 const BOARD: usize = 7;
+/// Input channels of a Winograd convolution are padded to a multiple of this (every vector
+/// width the kernels use divides it; the output channels are padded further, to
+/// `super::CHANNEL_ALIGN`).
+pub(super) const INPUT_ALIGN: usize = 16;
 
 /// `G`: a 3-tap kernel row to its 6 Winograd points.
 const G: [[f64; 3]; WINDOW] = [
@@ -55,7 +59,8 @@ pub(super) struct WinogradConv {
 }
 
 impl WinogradConv {
-    /// From `[cout][cin][3][3]`; `cin_padded` and `cp` are multiples of [`CHANNEL_ALIGN`].
+    /// From `[cout][cin][3][3]`; `cin_padded` is a multiple of [`INPUT_ALIGN`], `cp` of
+    /// `super::CHANNEL_ALIGN`.
     pub(super) fn new(
         layer: &FoldedConv,
         cin_padded: usize,
@@ -63,7 +68,7 @@ impl WinogradConv {
         block: usize,
     ) -> WinogradConv {
         debug_assert_eq!(layer.kernel, 3);
-        debug_assert_eq!(cin_padded % CHANNEL_ALIGN, 0);
+        debug_assert_eq!(cin_padded % INPUT_ALIGN, 0);
         let (cout, cin) = (layer.cout, layer.cin);
         // u[p][ci][co], as a linear layer's `[inputs][outputs]` weights.
         let mut u = vec![vec![0.0f32; cin_padded * cp]; POINTS];
@@ -107,6 +112,11 @@ impl WinogradConv {
         }
     }
 
+    /// Input channels (padded).
+    pub(super) fn cin(&self) -> usize {
+        self.cin
+    }
+
     /// Floats of the transformed inputs of `n` positions.
     pub(super) fn input_len(&self, n: usize) -> usize {
         TILES * n * POINTS * self.cin
@@ -127,6 +137,19 @@ pub(super) struct Work<'a> {
     pub(super) m: &'a mut [f32],
 }
 
+/// What the output transform does with a tile's outputs `y` at a board square whose value
+/// in the destination is `o`.
+#[derive(Clone, Copy)]
+pub(super) enum Out<'a, S: Simd> {
+    /// `o = relu(y + bias [+ o])` (inference: batch norm folded into the bias; `true`: add
+    /// the residual already in the destination).
+    Relu(&'a [S::f32s], bool),
+    /// `o = y`: the raw convolution (training keeps it for batch norm).
+    Store,
+    /// `o += y`: a gradient added to the one already there (a residual's).
+    Add,
+}
+
 /// [`WinogradConv`] `conv` + bias (+ the destination's old value when `residual`), then
 /// ReLU, from `src` (`[n][PADDED²][cin]`, zero-bordered) into the board squares of `dst`
 /// (`[n][PADDED²][cp]`).
@@ -140,16 +163,25 @@ pub(super) fn conv<S: Simd, const MR: usize, const NV: usize>(
     work: Work<'_>,
     residual: bool,
 ) {
+    let bias = S::as_simd_f32s(conv.bias.get()).0;
+    conv_out::<S, MR, NV>(simd, conv, src, dst, n, work, Out::Relu(bias, residual));
+}
+
+/// [`WinogradConv`] `conv` from `src` (`[n][PADDED²][cin]`, zero-bordered) into the board
+/// squares of `dst` (`[n][PADDED²][cp]`), combined with what is there as `out` says.
+#[inline(always)]
+pub(super) fn conv_out<S: Simd, const MR: usize, const NV: usize>(
+    simd: S,
+    conv: &WinogradConv,
+    src: &[f32],
+    dst: &mut [f32],
+    n: usize,
+    work: Work<'_>,
+    out: Out<'_, S>,
+) {
     let rows = TILES * n;
     let (cin, cp, v, m) = (conv.cin, conv.cp, work.v, work.m);
-    // The transforms with the channel vectors per square as a constant where it is a
-    // common one: their index arithmetic folds into the addressing (a third less time).
-    match cin / S::F32_LANES {
-        2 => input_transform::<S, 2>(simd, src, cin, n, v),
-        4 => input_transform::<S, 4>(simd, src, cin, n, v),
-        8 => input_transform::<S, 8>(simd, src, cin, n, v),
-        _ => input_transform::<S, 0>(simd, src, cin, n, v),
-    }
+    transform_inputs(simd, src, cin, n, v);
     let strides = Rows {
         n: rows,
         a_stride: POINTS * cin,
@@ -166,13 +198,50 @@ pub(super) fn conv<S: Simd, const MR: usize, const NV: usize>(
             dense::<S, 4, NV>(simd, layer, a, out, strides, false);
         }
     }
-    let bias = S::as_simd_f32s(conv.bias.get()).0;
-    let out = (bias, dst, residual);
+    match out {
+        Out::Relu(bias, residual) => outputs::<S, RELU>(simd, m, cp, n, dst, (bias, residual)),
+        Out::Store => outputs::<S, STORE>(simd, m, cp, n, dst, (&[], false)),
+        Out::Add => outputs::<S, ADD>(simd, m, cp, n, dst, (&[], false)),
+    }
+}
+
+/// [`output_transform`]'s modes, as constants so that each is a loop of its own: what
+/// [`Out`] says.
+const RELU: u8 = 0;
+const STORE: u8 = 1;
+const ADD: u8 = 2;
+
+/// [`output_transform`] with the channel vectors per square as a constant where common.
+#[inline(always)]
+fn outputs<S: Simd, const MODE: u8>(
+    simd: S,
+    m: &[f32],
+    cp: usize,
+    n: usize,
+    dst: &mut [f32],
+    relu: (&[S::f32s], bool),
+) {
     match cp / S::F32_LANES {
-        2 => output_transform::<S, 2>(simd, m, cp, n, out),
-        4 => output_transform::<S, 4>(simd, m, cp, n, out),
-        8 => output_transform::<S, 8>(simd, m, cp, n, out),
-        _ => output_transform::<S, 0>(simd, m, cp, n, out),
+        2 => output_transform::<S, 2, MODE>(simd, m, cp, n, dst, relu),
+        4 => output_transform::<S, 4, MODE>(simd, m, cp, n, dst, relu),
+        8 => output_transform::<S, 8, MODE>(simd, m, cp, n, dst, relu),
+        _ => output_transform::<S, 0, MODE>(simd, m, cp, n, dst, relu),
+    }
+}
+
+/// `v[tile][p][c] = (Bᵀ d B)[p]` for every tile's 6×6 window `d` of `src` (`[n][PADDED²][cin]`),
+/// `cin` a multiple of the vector width: the transformed inputs of [`conv_out`], which the
+/// weight gradient ([`weight_grad`]) reads too.
+#[inline(always)]
+pub(super) fn transform_inputs<S: Simd>(simd: S, src: &[f32], cin: usize, n: usize, v: &mut [f32]) {
+    // The transforms with the channel vectors per square as a constant where it is a
+    // common one: their index arithmetic folds into the addressing (a third less time).
+    match cin / S::F32_LANES {
+        1 => input_transform::<S, 1>(simd, src, cin, n, v),
+        2 => input_transform::<S, 2>(simd, src, cin, n, v),
+        4 => input_transform::<S, 4>(simd, src, cin, n, v),
+        8 => input_transform::<S, 8>(simd, src, cin, n, v),
+        _ => input_transform::<S, 0>(simd, src, cin, n, v),
     }
 }
 
@@ -270,16 +339,17 @@ fn column<T: Copy>(x: &[T], start: usize, stride: usize) -> [T; WINDOW] {
     ]
 }
 
-/// `dst = relu(Aᵀ m A + bias [+ dst])` on the board squares of every tile, `out` being
-/// `(bias, dst, residual)`; `CV` is the number of vectors of `cp` channels, or 0 to compute
-/// it.
+/// `Aᵀ m A` on the board squares of every tile, into `dst` as `MODE` says (with `RELU`,
+/// `relu` is the bias and whether to add the residual in `dst`); `CV` is the number of
+/// vectors of `cp` channels, or 0 to compute it.
 #[inline(always)]
-fn output_transform<S: Simd, const CV: usize>(
+fn output_transform<S: Simd, const CV: usize, const MODE: u8>(
     simd: S,
     m: &[f32],
     cp: usize,
     n: usize,
-    (bias, dst, residual): (&[S::f32s], &mut [f32], bool),
+    dst: &mut [f32],
+    (bias, residual): (&[S::f32s], bool),
 ) {
     let cv = if CV == 0 { cp / S::F32_LANES } else { CV };
     let m = S::as_simd_f32s(m).0;
@@ -312,12 +382,172 @@ fn output_transform<S: Simd, const CV: usize>(
                     for (j, y) in r.into_iter().enumerate().take(nx) {
                         let sq = pos * PADDED_SQUARES + (y0 + i + 1) * PADDED + x0 + j + 1;
                         let o = &mut dst[sq * cv + c];
-                        let x = simd.add_f32s(y, bias[c]);
-                        let x = if residual { simd.add_f32s(x, *o) } else { x };
-                        *o = simd.max_f32s(x, zero);
+                        *o = match MODE {
+                            RELU => {
+                                let x = simd.add_f32s(y, bias[c]);
+                                let x = if residual { simd.add_f32s(x, *o) } else { x };
+                                simd.max_f32s(x, zero)
+                            }
+                            STORE => y,
+                            _ => simd.add_f32s(y, *o),
+                        };
                     }
                 }
             }
         }
     }
+}
+
+/// `A d` of one column (or row) of a tile's 4×4 output gradients: the 6 points whose
+/// products with the transformed inputs give the weight gradient (see [`weight_grad`]).
+#[inline(always)]
+fn a6<S: Simd>(simd: S, d: [S::f32s; OUT]) -> [S::f32s; WINDOW] {
+    let even = simd.add_f32s(d[0], d[2]);
+    let odd = simd.add_f32s(d[1], d[3]);
+    let even4 = simd.mul_add_f32s(simd.splat_f32s(4.0), d[2], d[0]);
+    let odd8 = simd.mul_add_f32s(
+        simd.splat_f32s(8.0),
+        d[3],
+        simd.mul_f32s(simd.splat_f32s(2.0), d[1]),
+    );
+    [
+        d[0],
+        simd.add_f32s(even, odd),
+        simd.sub_f32s(even, odd),
+        simd.add_f32s(even4, odd8),
+        simd.sub_f32s(even4, odd8),
+        d[3],
+    ]
+}
+
+/// `y[tile][p][c] = (A g Aᵀ)[p]` for every tile's 4×4 block `g` of output gradients in `src`
+/// (`[n][PADDED²][cp]`, zero outside the board): the other factor of [`weight_grad`].
+#[inline(always)]
+pub(super) fn transform_grads<S: Simd>(simd: S, src: &[f32], cp: usize, n: usize, y: &mut [f32]) {
+    match cp / S::F32_LANES {
+        1 => grads_transform::<S, 1>(simd, src, cp, n, y),
+        2 => grads_transform::<S, 2>(simd, src, cp, n, y),
+        4 => grads_transform::<S, 4>(simd, src, cp, n, y),
+        8 => grads_transform::<S, 8>(simd, src, cp, n, y),
+        _ => grads_transform::<S, 0>(simd, src, cp, n, y),
+    }
+}
+
+/// [`transform_grads`] with `CV` vectors of channels per square (0: computed).
+#[inline(always)]
+fn grads_transform<S: Simd, const CV: usize>(
+    simd: S,
+    src: &[f32],
+    cp: usize,
+    n: usize,
+    y: &mut [f32],
+) {
+    let cv = if CV == 0 { cp / S::F32_LANES } else { CV };
+    let src = S::as_simd_f32s(&src[..n * PADDED_SQUARES * cp]).0;
+    let y = S::as_mut_simd_f32s(&mut y[..TILES * n * POINTS * cp]).0;
+    for pos in 0..n {
+        for tile in 0..TILES {
+            let row = pos * TILES + tile;
+            // The tile's top-left output square is the board's (OUT·ty, OUT·tx).
+            let corner =
+                pos * PADDED_SQUARES + (OUT * (tile / 2) + 1) * PADDED + OUT * (tile % 2) + 1;
+            for c in 0..cv {
+                let at = |i: usize, j: usize| src[(corner + i * PADDED + j) * cv + c];
+                let t = [
+                    a6(simd, [at(0, 0), at(1, 0), at(2, 0), at(3, 0)]),
+                    a6(simd, [at(0, 1), at(1, 1), at(2, 1), at(3, 1)]),
+                    a6(simd, [at(0, 2), at(1, 2), at(2, 2), at(3, 2)]),
+                    a6(simd, [at(0, 3), at(1, 3), at(2, 3), at(3, 3)]),
+                ];
+                for i in 0..WINDOW {
+                    let r = a6(simd, [t[0][i], t[1][i], t[2][i], t[3][i]]);
+                    for (j, x) in r.into_iter().enumerate() {
+                        y[(row * POINTS + i * WINDOW + j) * cv + c] = x;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `acc[p][ci][co] += Σ_tiles v[tile][p][ci] · y[tile][p][co]` over the `rows` tiles of
+/// [`transform_inputs`] (`cin` channels) and [`transform_grads`] (`cp` channels): the
+/// weight gradient in the Winograd domain, which [`kernel_grad`] takes back to 3×3.
+///
+/// Why it holds: a tile's outputs are `Y = Aᵀ [U ⊙ V] A` with `U = G g Gᵀ`, so
+/// `Σ dY ⊙ Y = Σ_p (A dY Aᵀ)_p U_p V_p` and the gradient of `g` is
+/// `Gᵀ [(A dY Aᵀ) ⊙ V] G`, summed over tiles.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn weight_grad<S: Simd, const MR: usize, const NV: usize>(
+    simd: S,
+    v: &[f32],
+    y: &[f32],
+    rows: usize,
+    cin: usize,
+    cp: usize,
+    acc: &mut [f32],
+) {
+    for p in 0..POINTS {
+        super::grad::tn::<S, MR, NV>(
+            simd,
+            super::grad::Tn {
+                a: &v[p * cin..],
+                a_stride: POINTS * cin,
+                w: &y[p * cp..],
+                w_stride: POINTS * cp,
+                k: rows,
+                m: cin,
+                cols: cp,
+            },
+            &mut acc[p * cin * cp..(p + 1) * cin * cp],
+        );
+    }
+}
+
+/// The 3×3 weight gradient `[cout][cin][3][3]` of the Winograd-domain sums `acc`
+/// (`[36][cin_padded][cp]`, from [`weight_grad`]): `Gᵀ acc G` per channel pair, in `f64`.
+pub(super) fn kernel_grad(
+    acc: &[f32],
+    cin_padded: usize,
+    cp: usize,
+    cout: usize,
+    cin: usize,
+) -> Vec<f32> {
+    let mut out = vec![0.0f32; cout * cin * 9];
+    for co in 0..cout {
+        for ci in 0..cin {
+            let m =
+                |a: usize, b: usize| f64::from(acc[((a * WINDOW + b) * cin_padded + ci) * cp + co]);
+            // T = Gᵀ M (3×6), then T G (3×3).
+            let mut t = [[0.0f64; WINDOW]; 3];
+            for (k, row) in t.iter_mut().enumerate() {
+                for (b, x) in row.iter_mut().enumerate() {
+                    *x = (0..WINDOW).map(|a| G[a][k] * m(a, b)).sum();
+                }
+            }
+            for k in 0..3 {
+                for l in 0..3 {
+                    let g: f64 = (0..WINDOW).map(|b| t[k][b] * G[b][l]).sum();
+                    out[(co * cin + ci) * 9 + k * 3 + l] = g as f32;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The weights `[cin][cout][3][3]` of the convolution that carries output gradients back to
+/// the inputs of `weight` (`[cout][cin][3][3]`): every kernel turned half a turn, input and
+/// output channels swapped (the transposed convolution, as a convolution with zero padding).
+pub(super) fn transposed(weight: &[f32], cout: usize, cin: usize) -> Vec<f32> {
+    let mut out = vec![0.0f32; weight.len()];
+    for co in 0..cout {
+        for ci in 0..cin {
+            for tap in 0..9 {
+                out[(ci * cout + co) * 9 + 8 - tap] = weight[(co * cin + ci) * 9 + tap];
+            }
+        }
+    }
+    out
 }

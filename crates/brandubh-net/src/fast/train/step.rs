@@ -1,0 +1,833 @@
+//! One thread's part of a training step: the forward pass with batch statistics, the
+//! losses and the backward pass over its share of the batch's positions, in step with the
+//! other threads at every batch norm (whose statistics and gradient sums are the whole
+//! batch's: each thread adds its part, waits at a barrier, then reads every part in thread
+//! order, so that all threads compute the same numbers). What a thread owns (activations,
+//! partial weight gradients) lives in its [`Worker`], kept from step to step.
+
+use std::sync::{Barrier, Mutex, PoisonError};
+
+use pulp::{Simd, WithSimd};
+
+use super::super::grad::{self, BnBack, Tn};
+use super::super::winograd::{self, Out, WinogradConv, Work};
+use super::super::{Aligned, Dense, PADDED_SQUARES, Rows, dense, padded_center, tower_positions};
+use super::TrainBatch;
+use crate::encoding::{PLANE_SIZE, POLICY_SIZE};
+
+/// The weights of one step, packed for the kernels (built once per step, shared by the
+/// threads).
+#[derive(Debug)]
+pub(super) struct Prepared {
+    /// Padded channels of the tower.
+    pub(super) cp: usize,
+    /// Padded input planes of the stem.
+    pub(super) cs: usize,
+    /// Input planes.
+    pub(super) planes: usize,
+    /// The 3×3 convolutions (stem, then the blocks'), forward.
+    pub(super) convs: Vec<WinogradConv>,
+    /// The transposed convolutions that carry gradients back to their inputs (the stem has
+    /// none: nothing is learnt below it).
+    pub(super) back: Vec<Option<WinogradConv>>,
+    /// γ and β of every batch norm ([`super::layout::Layout::batch_norms`]'s order), padded.
+    pub(super) bn: Vec<(Vec<f32>, Vec<f32>)>,
+    /// Batch norm's ε.
+    pub(super) epsilon: f64,
+    pub(super) heads: Vec<HeadPrep>,
+}
+
+/// A head's weights: its 1×1 convolution `[hc][cp]`, its first linear layer packed for the
+/// forward pass and transposed for the backward pass, and its second (value, moves-left)
+/// as plain numbers with its bias.
+#[derive(Debug)]
+pub(super) struct HeadPrep {
+    pub(super) hc: usize,
+    pub(super) conv: Vec<f32>,
+    pub(super) fc1: Dense,
+    pub(super) fc1_t: Dense,
+    pub(super) fc2: Option<(Vec<f32>, f32)>,
+}
+
+/// The barrier and the per-thread parts of every reduction of a step.
+#[derive(Debug)]
+pub(super) struct Shared {
+    barrier: Barrier,
+    parts: Vec<Vec<Mutex<Vec<f64>>>>,
+}
+
+impl Shared {
+    pub(super) fn new(threads: usize, reductions: usize) -> Shared {
+        Shared {
+            barrier: Barrier::new(threads),
+            parts: (0..reductions)
+                .map(|_| (0..threads).map(|_| Mutex::new(Vec::new())).collect())
+                .collect(),
+        }
+    }
+
+    /// The sum over all threads of `local`, reduction `slot` (each slot is used once a step).
+    fn all_reduce(&self, slot: usize, t: usize, local: Vec<f64>) -> Vec<f64> {
+        *self.parts[slot][t]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = local;
+        self.barrier.wait();
+        let mut total: Vec<f64> = Vec::new();
+        for part in &self.parts[slot] {
+            let part = part.lock().unwrap_or_else(PoisonError::into_inner);
+            if total.is_empty() {
+                total.clone_from(&part);
+            } else {
+                for (t, p) in total.iter_mut().zip(part.iter()) {
+                    *t += p;
+                }
+            }
+        }
+        total
+    }
+}
+
+/// What one batch norm reports to the optimizer (thread 0's copy): the batch's mean and
+/// (biased) variance, and the gradients of γ and β.
+#[derive(Clone, Debug, Default)]
+pub(super) struct BnOut {
+    pub(super) mean: Vec<f64>,
+    pub(super) var: Vec<f64>,
+    pub(super) dgamma: Vec<f64>,
+    pub(super) dbeta: Vec<f64>,
+}
+
+/// A head's buffers and partial gradients in a [`Worker`].
+#[derive(Debug, Default)]
+pub(super) struct HeadBufs {
+    /// Convolution outputs `[n][hc][49]` (burn's flatten order), then the features after
+    /// batch norm and ReLU in `f`, and their gradient in `df`.
+    z: Vec<f32>,
+    f: Vec<f32>,
+    df: Vec<f32>,
+    /// First linear layer's outputs `[n][np]` and their gradient.
+    h: Vec<f32>,
+    dh: Vec<f32>,
+    /// The head's outputs (value after tanh, moves-left) `[n]`.
+    pub(super) out: Vec<f32>,
+    pub(super) conv_w: Vec<f32>,
+    pub(super) fc1_w: Vec<f32>,
+    pub(super) fc1_b: Vec<f32>,
+    pub(super) fc2_w: Vec<f32>,
+    pub(super) fc2_b: f64,
+}
+
+/// A thread's buffers, kept from step to step (the bordered ones keep zero borders: only
+/// board squares are ever written).
+#[derive(Debug, Default)]
+pub(super) struct Worker {
+    shape: Vec<usize>,
+    x: Aligned,
+    z: Vec<Aligned>,
+    y: Vec<Aligned>,
+    g: Aligned,
+    g2: Aligned,
+    gh: Aligned,
+    dz: Aligned,
+    wv: Aligned,
+    wm: Aligned,
+    wy: Aligned,
+    wx: Aligned,
+    pub(super) heads: Vec<HeadBufs>,
+    /// Partial weight gradients of the 3×3 convolutions in the Winograd domain
+    /// (`[36][cin][cp]`).
+    pub(super) conv_acc: Vec<Vec<f32>>,
+    /// Sums of the losses over this thread's positions: policy, value, moves-left.
+    pub(super) losses: [f64; 3],
+    /// Thread 0's batch-norm reports.
+    pub(super) bn: Vec<BnOut>,
+}
+
+impl Worker {
+    /// Lays the buffers out for `n` positions of `prep`'s network (kept when they fit).
+    pub(super) fn prepare(&mut self, prep: &Prepared, n: usize) {
+        let nconv = prep.convs.len();
+        let mut shape = vec![n, prep.cp, prep.cs, nconv];
+        shape.extend(prep.heads.iter().flat_map(|h| [h.hc, h.fc1.np, h.fc1.k]));
+        let fits =
+            self.shape.len() == shape.len() && self.shape[0] >= n && self.shape[1..] == shape[1..];
+        if !fits {
+            let board = |c: usize| Aligned::zeros(n * PADDED_SQUARES * c);
+            self.x = board(prep.cs);
+            self.z = (0..nconv).map(|_| board(prep.cp)).collect();
+            self.y = (0..nconv).map(|_| board(prep.cp)).collect();
+            self.g = board(prep.cp);
+            self.g2 = board(prep.cp);
+            self.gh = board(prep.cp);
+            self.dz = board(prep.cp);
+            self.heads = prep.heads.iter().map(|_| HeadBufs::default()).collect();
+            self.shape = shape;
+        }
+        let cp = prep.cp;
+        self.conv_acc.resize_with(nconv, Vec::new);
+        for (acc, conv) in self.conv_acc.iter_mut().zip(&prep.convs) {
+            zeroed(acc, winograd::POINTS * conv.cin() * cp);
+        }
+        for (b, h) in self.heads.iter_mut().zip(&prep.heads) {
+            let (k, np) = (h.fc1.k, h.fc1.np);
+            // Written whole before they are read, but for the padding columns of `dh`,
+            // which stay zero: zeroed only when they grow.
+            for (buf, len) in [
+                (&mut b.z, n * k),
+                (&mut b.f, n * k),
+                (&mut b.df, n * round(k)),
+            ] {
+                if buf.len() < len {
+                    zeroed(buf, len);
+                }
+            }
+            for (buf, len) in [(&mut b.h, n * np), (&mut b.dh, n * np), (&mut b.out, n)] {
+                if buf.len() < len {
+                    zeroed(buf, len);
+                }
+            }
+            zeroed(&mut b.conv_w, h.hc * cp);
+            zeroed(&mut b.fc1_w, k * np);
+            zeroed(&mut b.fc1_b, np);
+            zeroed(&mut b.fc2_w, np);
+            b.fc2_b = 0.0;
+        }
+        self.losses = [0.0; 3];
+        self.bn.clear();
+    }
+}
+
+/// `k` rounded up to the column block of every kernel.
+fn round(k: usize) -> usize {
+    super::super::round_up(k, super::super::CHANNEL_ALIGN)
+}
+
+/// Resizes `v` to `len` zeros.
+fn zeroed(v: &mut Vec<f32>, len: usize) {
+    v.clear();
+    v.resize(len, 0.0);
+}
+
+/// The loss weights of the step.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct LossWeights {
+    pub(super) value: f32,
+    pub(super) moves_left: f32,
+}
+
+/// One thread's part of the step: positions `lo..hi` of `batch`.
+pub(super) struct Task<'a> {
+    pub(super) prep: &'a Prepared,
+    pub(super) shared: &'a Shared,
+    pub(super) worker: &'a mut Worker,
+    pub(super) t: usize,
+    pub(super) batch: &'a TrainBatch<'a>,
+    pub(super) lo: usize,
+    pub(super) hi: usize,
+    pub(super) weights: LossWeights,
+}
+
+impl WithSimd for Task<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) {
+        match S::F32_LANES {
+            16 => run::<S, 8, 2>(simd, self),
+            8 => run::<S, 5, 2>(simd, self),
+            _ => run::<S, 4, 4>(simd, self),
+        }
+    }
+}
+
+/// The state a thread carries through the step besides its buffers.
+struct Ctx<'a, S> {
+    simd: S,
+    prep: &'a Prepared,
+    shared: &'a Shared,
+    t: usize,
+    n: usize,
+    /// Samples per channel of a batch norm: the batch's positions × 49.
+    count: f64,
+    /// The next reduction slot.
+    slot: usize,
+}
+
+impl<S> Ctx<'_, S> {
+    fn reduce(&mut self, local: Vec<f64>) -> Vec<f64> {
+        let slot = self.slot;
+        self.slot += 1;
+        self.shared.all_reduce(slot, self.t, local)
+    }
+}
+
+#[inline(always)]
+fn run<S: Simd, const MR: usize, const NV: usize>(simd: S, task: Task<'_>) {
+    let Task {
+        prep,
+        shared,
+        worker,
+        t,
+        batch,
+        lo,
+        hi,
+        weights,
+    } = task;
+    let n = hi - lo;
+    let mut ctx = Ctx {
+        simd,
+        prep,
+        shared,
+        t,
+        n,
+        count: (batch.len() * PLANE_SIZE) as f64,
+        slot: 0,
+    };
+    load_inputs(
+        worker,
+        prep,
+        &batch.inputs[lo * prep.planes * PLANE_SIZE..hi * prep.planes * PLANE_SIZE],
+    );
+    tower_forward::<S, MR, NV>(&mut ctx, worker);
+    heads_forward::<S, MR, NV>(&mut ctx, worker);
+    losses(&ctx, worker, batch, lo, weights);
+    heads_backward::<S, MR, NV>(&mut ctx, worker, batch.moves_left.is_some());
+    tower_backward::<S, MR, NV>(&mut ctx, worker);
+}
+
+/// Planes `[n][P][49]` into the board squares of the bordered `[n][PADDED²][cs]`.
+fn load_inputs(worker: &mut Worker, prep: &Prepared, inputs: &[f32]) {
+    let (np, cs) = (prep.planes, prep.cs);
+    let x = worker.x.get_mut();
+    for (pos, planes) in inputs.chunks_exact(np * PLANE_SIZE).enumerate() {
+        let dst = &mut x[pos * PADDED_SQUARES * cs..];
+        for (plane, values) in planes.chunks_exact(PLANE_SIZE).enumerate() {
+            for (sq, &v) in values.iter().enumerate() {
+                dst[padded_center(sq) * cs + plane] = v;
+            }
+        }
+    }
+}
+
+/// The batch norm of `layer` from the whole batch's sums `[2][c]` (sums, squares): its mean
+/// and variance, and the scale and shift that apply it (`[c]`, zero past `real` channels).
+fn bn_forward_coefs(
+    ctx_count: f64,
+    sums: &[f64],
+    gamma: &[f32],
+    beta: &[f32],
+    eps: f64,
+) -> (BnOut, Vec<f32>, Vec<f32>) {
+    let c = gamma.len();
+    let mut out = BnOut::default();
+    let (mut scale, mut shift) = (vec![0.0f32; c], vec![0.0f32; c]);
+    for ch in 0..c {
+        let mean = sums[ch] / ctx_count;
+        let var = (sums[c + ch] / ctx_count - mean * mean).max(0.0);
+        let s = f64::from(gamma[ch]) / (var + eps).sqrt();
+        scale[ch] = s as f32;
+        shift[ch] = (f64::from(beta[ch]) - mean * s) as f32;
+        out.mean.push(mean);
+        out.var.push(var);
+    }
+    (out, scale, shift)
+}
+
+/// Batch norm's backward coefficients `[3][c]` (`k`, `c1`, `c0`, see [`BnBack`]) from the
+/// whole batch's sums `[2][c]` (`Σ g`, `Σ g·(z − mean)`), recording dγ and dβ in `out`.
+fn bn_backward_coefs(
+    count: f64,
+    sums: &[f64],
+    gamma: &[f32],
+    eps: f64,
+    out: &mut BnOut,
+) -> Vec<f32> {
+    let c = gamma.len();
+    let mut coef = vec![0.0f32; 3 * c];
+    out.dgamma.clear();
+    out.dbeta.clear();
+    for ch in 0..c {
+        let inv_std = 1.0 / (out.var[ch] + eps).sqrt();
+        let dbeta = sums[ch];
+        let dgamma = sums[c + ch] * inv_std;
+        let k = f64::from(gamma[ch]) * inv_std;
+        let (mb, mg) = (dbeta / count, dgamma / count);
+        let c1 = -k * mg * inv_std;
+        coef[ch] = k as f32;
+        coef[c + ch] = c1 as f32;
+        coef[2 * c + ch] = (-k * mb - c1 * out.mean[ch]) as f32;
+        out.dgamma.push(dgamma);
+        out.dbeta.push(dbeta);
+    }
+    coef
+}
+
+/// The forward pass of the stem and the tower, keeping every convolution's raw output
+/// (`z`) and every activation (`y`).
+#[inline(always)]
+fn tower_forward<S: Simd, const MR: usize, const NV: usize>(ctx: &mut Ctx<'_, S>, w: &mut Worker) {
+    let (simd, prep, n, cp) = (ctx.simd, ctx.prep, ctx.n, ctx.prep.cp);
+    for l in 0..prep.convs.len() {
+        let conv = &prep.convs[l];
+        let mut sums = vec![0.0f64; 2 * cp];
+        {
+            let src = if l == 0 { w.x.get() } else { w.y[l - 1].get() };
+            let z = w.z[l].get_mut();
+            let step = tower_positions(cp);
+            let (cin, wv, wm) = (conv.cin(), &mut w.wv, &mut w.wm);
+            for first in (0..n).step_by(step) {
+                let m = step.min(n - first);
+                let part = |c: usize| first * PADDED_SQUARES * c..(first + m) * PADDED_SQUARES * c;
+                let work = Work {
+                    v: wv.at_least(conv.input_len(m)),
+                    m: wm.at_least(conv.output_len(m)),
+                };
+                winograd::conv_out::<S, MR, NV>(
+                    simd,
+                    conv,
+                    &src[part(cin)],
+                    &mut z[part(cp)],
+                    m,
+                    work,
+                    Out::Store,
+                );
+                grad::stats(simd, &z[part(cp)], cp, m, &mut sums);
+            }
+        }
+        let sums = ctx.reduce(sums);
+        let (gamma, beta) = &prep.bn[l];
+        let (out, scale, shift) = bn_forward_coefs(ctx.count, &sums, gamma, beta, prep.epsilon);
+        // The second convolution of a block adds the block's input (two layers back).
+        let residual = (l >= 2 && l % 2 == 0).then(|| l - 2);
+        let (before, rest) = w.y.split_at_mut(l);
+        let res = residual.map(|r| before[r].get());
+        grad::bn_relu(
+            simd,
+            w.z[l].get(),
+            res,
+            rest[0].get_mut(),
+            &scale,
+            &shift,
+            cp,
+            n,
+        );
+        w.bn.push(out);
+    }
+}
+
+/// Each head's 1×1 convolution, batch norm and ReLU into its features, then its linear
+/// layers: the policy logits (kept in the head's `h`), the value and the moves left.
+#[inline(always)]
+fn heads_forward<S: Simd, const MR: usize, const NV: usize>(ctx: &mut Ctx<'_, S>, w: &mut Worker) {
+    let (simd, prep, n, cp) = (ctx.simd, ctx.prep, ctx.n, ctx.prep.cp);
+    let nconv = prep.convs.len();
+    let tower = w.y[nconv - 1].get();
+    for (i, (hp, hb)) in prep.heads.iter().zip(&mut w.heads).enumerate() {
+        let hc = hp.hc;
+        let mut sums = vec![0.0f64; 2 * hc];
+        head_conv(simd, tower, &hp.conv, hc, cp, n, &mut hb.z, &mut sums);
+        let sums = ctx.reduce(sums);
+        let (gamma, beta) = &prep.bn[nconv + i];
+        let (out, scale, shift) = bn_forward_coefs(ctx.count, &sums, gamma, beta, prep.epsilon);
+        for (j, (f, z)) in
+            hb.f.chunks_exact_mut(PLANE_SIZE)
+                .zip(hb.z.chunks_exact(PLANE_SIZE))
+                .take(n * hc)
+                .enumerate()
+        {
+            let o = j % hc;
+            for (f, &z) in f.iter_mut().zip(z) {
+                *f = (z * scale[o] + shift[o]).max(0.0);
+            }
+        }
+        w.bn.push(out);
+        let fc1 = &hp.fc1;
+        let relu = hp.fc2.is_some();
+        dense::<S, MR, NV>(
+            simd,
+            fc1,
+            &hb.f,
+            &mut hb.h,
+            Rows {
+                n,
+                a_stride: fc1.k,
+                out_stride: fc1.np,
+            },
+            relu,
+        );
+        if let Some((w2, b2)) = &hp.fc2 {
+            for (o, h) in hb.out[..n].iter_mut().zip(hb.h.chunks_exact(fc1.np)) {
+                *o = h[..fc1.n].iter().zip(w2).map(|(h, w)| h * w).sum::<f32>() + b2;
+            }
+        }
+    }
+}
+
+/// `z[pos][o][sq] = Σ_c x[pos][sq][c] · w[o][c]` for the board squares of the tower's output
+/// `x`, adding each channel's sum and sum of squares to `sums` (`[2][hc]`).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn head_conv<S: Simd>(
+    simd: S,
+    x: &[f32],
+    w: &[f32],
+    hc: usize,
+    cp: usize,
+    n: usize,
+    z: &mut [f32],
+    sums: &mut [f64],
+) {
+    let w = S::as_simd_f32s(w).0;
+    let per = cp / S::F32_LANES;
+    for pos in 0..n {
+        for sq in 0..PLANE_SIZE {
+            let start = (pos * PADDED_SQUARES + padded_center(sq)) * cp;
+            let xs = S::as_simd_f32s(&x[start..start + cp]).0;
+            for o in 0..hc {
+                let mut acc = simd.splat_f32s(0.0);
+                for (a, b) in xs.iter().zip(&w[o * per..(o + 1) * per]) {
+                    acc = simd.mul_add_f32s(*a, *b, acc);
+                }
+                let v = simd.reduce_sum_f32s(acc);
+                z[(pos * hc + o) * PLANE_SIZE + sq] = v;
+                sums[o] += f64::from(v);
+                sums[hc + o] += f64::from(v) * f64::from(v);
+            }
+        }
+    }
+}
+
+/// The losses of this thread's positions (summed into the worker) and the gradients of the
+/// mean losses over the whole batch at the heads' outputs: the policy logits' into the
+/// policy head's `dh`, the value's and moves-left's before their activation into `out`.
+fn losses(
+    ctx: &Ctx<'_, impl Sized>,
+    w: &mut Worker,
+    batch: &TrainBatch<'_>,
+    lo: usize,
+    weights: LossWeights,
+) {
+    let b = batch.len() as f64;
+    let n = ctx.n;
+    let policy = &mut w.heads[0];
+    let np = ctx.prep.heads[0].fc1.np;
+    let mut sum = [0.0f64; 3];
+    for r in 0..n {
+        let s = lo + r;
+        let logits = &policy.h[r * np..r * np + POLICY_SIZE];
+        let legal = &batch.legal[s * POLICY_SIZE..(s + 1) * POLICY_SIZE];
+        let target = &batch.policy[s * POLICY_SIZE..(s + 1) * POLICY_SIZE];
+        let max = logits
+            .iter()
+            .zip(legal)
+            .filter(|(_, l)| **l)
+            .map(|(x, _)| *x)
+            .fold(f32::NEG_INFINITY, f32::max);
+        let mut total = 0.0f64;
+        let mut mass = 0.0f64;
+        for ((x, l), t) in logits.iter().zip(legal).zip(target) {
+            if *l {
+                total += f64::from(x - max).exp();
+                mass += f64::from(*t);
+            }
+        }
+        let lse = f64::from(max) + total.ln();
+        let grad = &mut policy.dh[r * np..(r + 1) * np];
+        for (j, ((x, l), t)) in logits.iter().zip(legal).zip(target).enumerate() {
+            if *l {
+                let logp = f64::from(*x) - lse;
+                sum[0] -= f64::from(*t) * logp;
+                grad[j] = ((logp.exp() * mass - f64::from(*t)) / b) as f32;
+            } else {
+                grad[j] = 0.0;
+            }
+        }
+    }
+    let value = &mut w.heads[1];
+    for r in 0..n {
+        let v = value.out[r].tanh();
+        let diff = f64::from(v) - f64::from(batch.values[lo + r]);
+        sum[1] += diff * diff;
+        let dv = f64::from(weights.value) * 2.0 * diff / b;
+        value.out[r] = (dv * (1.0 - f64::from(v) * f64::from(v))) as f32;
+    }
+    if let (Some(targets), Some(ml)) = (batch.moves_left, w.heads.get_mut(2)) {
+        for r in 0..n {
+            let diff = f64::from(ml.out[r]) - f64::from(targets[lo + r]);
+            sum[2] += diff * diff;
+            ml.out[r] = (f64::from(weights.moves_left) * 2.0 * diff / b) as f32;
+        }
+    }
+    w.losses = sum;
+}
+
+/// The heads' backward passes down to the gradient at the tower's output (into the
+/// worker's `g`), with their weight gradients.
+#[inline(always)]
+fn heads_backward<S: Simd, const MR: usize, const NV: usize>(
+    ctx: &mut Ctx<'_, S>,
+    w: &mut Worker,
+    moves_left: bool,
+) {
+    let (simd, prep, n, cp) = (ctx.simd, ctx.prep, ctx.n, ctx.prep.cp);
+    let nconv = prep.convs.len();
+    w.g.get_mut().fill(0.0);
+    for (i, hp) in prep.heads.iter().enumerate() {
+        if i == 2 && !moves_left {
+            continue;
+        }
+        let hb = &mut w.heads[i];
+        fc_backward::<S, MR, NV>(simd, hp, hb, n);
+        // ReLU and batch norm of the head's convolution.
+        let hc = hp.hc;
+        let bn = &mut w.bn[nconv + i];
+        let mean: Vec<f32> = bn.mean.iter().map(|&m| m as f32).collect();
+        let mut sums = vec![0.0f64; 2 * hc];
+        let kw = hp.fc1_t.np;
+        for pos in 0..n {
+            for o in 0..hc {
+                let j = (pos * hc + o) * PLANE_SIZE;
+                let df = &hb.df[pos * kw + o * PLANE_SIZE..][..PLANE_SIZE];
+                for ((g, f), z) in df
+                    .iter()
+                    .zip(&hb.f[j..j + PLANE_SIZE])
+                    .zip(&hb.z[j..j + PLANE_SIZE])
+                {
+                    if *f > 0.0 {
+                        sums[o] += f64::from(*g);
+                        sums[hc + o] += f64::from(*g) * f64::from(z - mean[o]);
+                    }
+                }
+            }
+        }
+        let sums = ctx.reduce(sums);
+        let coef = bn_backward_coefs(ctx.count, &sums, &prep.bn[nconv + i].0, prep.epsilon, bn);
+        let tower = w.y[nconv - 1].get();
+        head_conv_backward(simd, hp, hb, &coef, tower, w.g.get_mut(), cp, n);
+    }
+}
+
+/// The linear layers of a head, backwards: their weight gradients (added to the worker's)
+/// and the gradient of the head's features (`df`).
+#[inline(always)]
+fn fc_backward<S: Simd, const MR: usize, const NV: usize>(
+    simd: S,
+    hp: &HeadPrep,
+    hb: &mut HeadBufs,
+    n: usize,
+) {
+    let fc1 = &hp.fc1;
+    let np = fc1.np;
+    if let Some((w2, _)) = &hp.fc2 {
+        // `out` holds the gradient before the last activation; `h` the hidden layer.
+        for r in 0..n {
+            let d = hb.out[r];
+            hb.fc2_b += f64::from(d);
+            let h = &hb.h[r * np..r * np + fc1.n];
+            let dh = &mut hb.dh[r * np..r * np + fc1.n];
+            for (j, ((dh, &h), &w)) in dh.iter_mut().zip(h).zip(w2).enumerate() {
+                hb.fc2_w[j] += h * d;
+                *dh = if h > 0.0 { d * w } else { 0.0 };
+            }
+        }
+    }
+    // `dh` is now the gradient of the first layer's outputs (the policy logits').
+    let k = fc1.k;
+    tn_any::<S, MR, NV>(
+        simd,
+        Tn {
+            a: &hb.f,
+            a_stride: k,
+            w: &hb.dh,
+            w_stride: np,
+            k: n,
+            m: k,
+            cols: np,
+        },
+        &mut hb.fc1_w,
+    );
+    for row in hb.dh.chunks_exact(np).take(n) {
+        for (b, d) in hb.fc1_b.iter_mut().zip(row) {
+            *b += d;
+        }
+    }
+    let t = &hp.fc1_t;
+    dense::<S, MR, NV>(
+        simd,
+        t,
+        &hb.dh,
+        &mut hb.df,
+        Rows {
+            n,
+            a_stride: np,
+            out_stride: t.np,
+        },
+        false,
+    );
+}
+
+/// [`grad::tn`] with a row tile the target's registers hold.
+#[inline(always)]
+fn tn_any<S: Simd, const MR: usize, const NV: usize>(simd: S, t: Tn<'_>, out: &mut [f32]) {
+    if MR == 8 {
+        grad::tn::<S, 8, NV>(simd, t, out);
+    } else {
+        grad::tn::<S, 4, NV>(simd, t, out);
+    }
+}
+
+/// The backward pass of a head's convolution: batch norm's input gradient from `coef`, the
+/// convolution's weight gradient (into the head's `conv_w`) and its input gradient added to
+/// `g` at the board squares.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn head_conv_backward<S: Simd>(
+    simd: S,
+    hp: &HeadPrep,
+    hb: &mut HeadBufs,
+    coef: &[f32],
+    tower: &[f32],
+    g: &mut [f32],
+    cp: usize,
+    n: usize,
+) {
+    let hc = hp.hc;
+    let per = cp / S::F32_LANES;
+    let w = S::as_simd_f32s(&hp.conv).0;
+    let dw = S::as_mut_simd_f32s(&mut hb.conv_w).0;
+    let kw = hp.fc1_t.np;
+    let mut dz = vec![0.0f32; hc];
+    for pos in 0..n {
+        for sq in 0..PLANE_SIZE {
+            for (o, d) in dz.iter_mut().enumerate() {
+                let j = (pos * hc + o) * PLANE_SIZE + sq;
+                let gp = if hb.f[j] > 0.0 {
+                    hb.df[pos * kw + o * PLANE_SIZE + sq]
+                } else {
+                    0.0
+                };
+                *d = coef[o] * gp + coef[hc + o] * hb.z[j] + coef[2 * hc + o];
+            }
+            let start = (pos * PADDED_SQUARES + padded_center(sq)) * cp;
+            let x = S::as_simd_f32s(&tower[start..start + cp]).0;
+            let gs = S::as_mut_simd_f32s(&mut g[start..start + cp]).0;
+            for (o, &d) in dz.iter().enumerate() {
+                let dv = simd.splat_f32s(d);
+                for c in 0..per {
+                    dw[o * per + c] = simd.mul_add_f32s(dv, x[c], dw[o * per + c]);
+                    gs[c] = simd.mul_add_f32s(dv, w[o * per + c], gs[c]);
+                }
+            }
+        }
+    }
+}
+
+/// The backward pass of the tower and the stem: batch norms, ReLUs and skip connections,
+/// each convolution's weight gradient (Winograd domain, into `conv_acc`) and input gradient.
+#[inline(always)]
+fn tower_backward<S: Simd, const MR: usize, const NV: usize>(ctx: &mut Ctx<'_, S>, w: &mut Worker) {
+    let (simd, prep, n, cp) = (ctx.simd, ctx.prep, ctx.n, ctx.prep.cp);
+    let nconv = prep.convs.len();
+    for l in (0..nconv).rev() {
+        // `g` is the gradient of this layer's output `y[l]`; with a skip connection (the
+        // second convolution of a block), `gh` is the gradient of the first's output.
+        let second = l >= 2 && l % 2 == 0;
+        let grad_in = if l % 2 == 1 { &w.gh } else { &w.g };
+        let mut sums = vec![0.0f64; 2 * cp];
+        let mean: Vec<f32> = w.bn[l]
+            .mean
+            .iter()
+            .map(|&m| m as f32)
+            .chain(std::iter::repeat(0.0))
+            .take(cp)
+            .collect();
+        grad::bn_grad_sums(
+            simd,
+            grad_in.get(),
+            w.y[l].get(),
+            w.z[l].get(),
+            &mean,
+            cp,
+            n,
+            &mut sums,
+        );
+        let sums = ctx.reduce(sums);
+        let coef = bn_backward_coefs(ctx.count, &sums, &prep.bn[l].0, prep.epsilon, &mut w.bn[l]);
+        let residual = if second { Some(w.g2.get_mut()) } else { None };
+        let grad_in = if l % 2 == 1 { w.gh.get() } else { w.g.get() };
+        grad::bn_backward(
+            simd,
+            grad_in,
+            w.y[l].get(),
+            w.z[l].get(),
+            BnBack { coef: &coef },
+            w.dz.get_mut(),
+            residual,
+            cp,
+            n,
+        );
+        conv_backward::<S, MR, NV>(ctx, w, l);
+        if l % 2 == 1 {
+            // The first convolution of a block added its input gradient to the skip
+            // connection's in `g2`: the gradient of the block's input.
+            std::mem::swap(&mut w.g, &mut w.g2);
+        }
+    }
+}
+
+/// The weight gradient of convolution `l` from its input and `dz`, and (but for the stem)
+/// its input gradient: into `gh` for a block's second convolution, added to `g2` (the
+/// skip connection's) for the first.
+#[inline(always)]
+fn conv_backward<S: Simd, const MR: usize, const NV: usize>(
+    ctx: &mut Ctx<'_, S>,
+    w: &mut Worker,
+    l: usize,
+) {
+    let (simd, prep, n, cp) = (ctx.simd, ctx.prep, ctx.n, ctx.prep.cp);
+    let conv = &prep.convs[l];
+    let cin = conv.cin();
+    let src = if l == 0 { w.x.get() } else { w.y[l - 1].get() };
+    let dz = w.dz.get();
+    let step = 2 * tower_positions(cp);
+    let acc = &mut w.conv_acc[l];
+    let dst = if l.is_multiple_of(2) {
+        &mut w.gh
+    } else {
+        &mut w.g2
+    };
+    for first in (0..n).step_by(step) {
+        let m = step.min(n - first);
+        let part = |c: usize| first * PADDED_SQUARES * c..(first + m) * PADDED_SQUARES * c;
+        let rows = winograd::TILES * m;
+        let v = w.wx.at_least(rows * winograd::POINTS * cin);
+        winograd::transform_inputs(simd, &src[part(cin)], cin, m, v);
+        let y = w.wy.at_least(rows * winograd::POINTS * cp);
+        winograd::transform_grads(simd, &dz[part(cp)], cp, m, y);
+        if MR == 8 {
+            winograd::weight_grad::<S, 8, NV>(simd, v, y, rows, cin, cp, acc);
+        } else {
+            winograd::weight_grad::<S, 4, NV>(simd, v, y, rows, cin, cp, acc);
+        }
+        if let Some(back) = &prep.back[l] {
+            let work = Work {
+                v: w.wv.at_least(back.input_len(m)),
+                m: w.wm.at_least(back.output_len(m)),
+            };
+            let out = if l.is_multiple_of(2) {
+                Out::Store
+            } else {
+                Out::Add
+            };
+            winograd::conv_out::<S, MR, NV>(
+                simd,
+                back,
+                &dz[part(cp)],
+                &mut dst.get_mut()[part(cp)],
+                m,
+                work,
+                out,
+            );
+        }
+    }
+}
