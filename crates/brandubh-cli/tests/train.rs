@@ -9,16 +9,8 @@
 mod common;
 
 use std::path::Path;
-use std::process::Output;
 
-/// Runs the binary from the repository root (the configurations are named from there).
-fn brandubh(args: &[&str]) -> Output {
-    common::bin()
-        .args(args)
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
-        .output()
-        .expect("the brandubh binary runs")
-}
+use common::brandubh_at_root as brandubh;
 
 #[test]
 fn train_tiny_runs_and_continues() {
@@ -190,5 +182,52 @@ fn bench_measures_a_network_with_more_input_planes() {
     assert!(
         out.contains("batch  256") && out.contains("network evaluations/s"),
         "{out}"
+    );
+}
+
+/// `--device gpu` on a binary built without the `gpu` feature: one line naming the flag and
+/// how to build a binary that has it, a non-zero exit, nothing trained; a malformed device
+/// is refused by name.
+#[test]
+fn device_gpu_without_the_feature_says_how_to_build_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let args = |device: &'static str| {
+        [
+            "train",
+            "--config",
+            "configs/tiny.toml",
+            "--run",
+            run.to_str().unwrap(),
+            "--quiet",
+            "--device",
+            device,
+        ]
+        .map(str::to_owned)
+    };
+    if !cfg!(feature = "gpu") {
+        for (cmd, device) in [("train", "gpu"), ("bench", "gpu:1")] {
+            let o = if cmd == "train" {
+                brandubh(&args(device).each_ref().map(String::as_str))
+            } else {
+                brandubh(&["bench", "--config", "configs/tiny.toml", "--device", device])
+            };
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(!o.status.success(), "{err}");
+            let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error")).collect();
+            assert_eq!(errors.len(), 1, "{err}");
+            assert!(
+                errors[0].contains(&format!("--device {device}"))
+                    && errors[0].contains("--features gpu"),
+                "{err}"
+            );
+        }
+        assert!(!run.join("metrics.jsonl").exists());
+    }
+    let o = brandubh(&args("tpu").each_ref().map(String::as_str));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("--device") && err.contains("tpu"),
+        "{err}"
     );
 }

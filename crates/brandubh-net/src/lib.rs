@@ -4,7 +4,8 @@
 //! - [`encoding`]: position → input planes `[P, 7, 7]` (P = 9, 12, 16 or 19 by layout) and move ↔ policy index (1176),
 //!   pure functions that commute with the 8 symmetries of the board;
 //! - [`model`]: [`NetConfig`] and [`PolicyValueNet`] (`#[derive(Module)]`), generic over
-//!   burn's device (`Device::flex()` by default; CUDA is a passthrough feature): the
+//!   burn's device (`Device::flex()` by default; a GPU through wgpu with the `gpu` feature,
+//!   [`device`]): the
 //!   training model and the reference the inference paths are tested against;
 //! - [`folded`]: [`FoldedNet`], the weights with batch norm folded, as plain numbers;
 //! - [`optimize`]: batches, the loss (policy cross-entropy over legal moves + value MSE) and
@@ -36,6 +37,7 @@
 #![warn(missing_docs)]
 
 pub mod checkpoint;
+pub mod device;
 pub mod encoding;
 pub mod engine;
 mod evaluator;

@@ -17,8 +17,8 @@
 //! leave it out: it changes play only through what the shared tower learns from it.
 //!
 //! Code is generic over the device: the same model runs on `Device::flex()` (the default
-//! CPU backend), on `Device::flex().autodiff()` for training, or on a CUDA device where the
-//! binary enables this crate's passthrough `cuda` feature. This is the training model and
+//! CPU backend), on `Device::flex().autodiff()` for training, or on a GPU through wgpu where
+//! the binary enables this crate's `gpu` feature ([`crate::device`]). This is the training model and
 //! the reference the inference paths are tested against; inference on the CPU runs
 //! [`crate::FastNet`], built from [`crate::FoldedNet`].
 

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use brandubh_agent::{Agent, AgentMeta, Analysis, Budget, SourceInfo, training_info};
-use brandubh_net::{Device, checkpoint};
+use brandubh_net::checkpoint;
 use brandubh_rules::Game;
 use tokio::sync::Semaphore;
 
@@ -128,7 +128,7 @@ fn load_checkpoint(run: &RunSource, name: &str) -> Result<Agent, ApiError> {
         ))
     })?;
     let settings = run.search_settings().map_err(ApiError::internal)?;
-    let (model, meta) = checkpoint::load(&found.stem, &Device::flex(), None)
+    let (model, meta) = checkpoint::load(&found.stem, &brandubh_net::device::cpu(), None)
         .map_err(|e| ApiError::internal(e.to_string()))?;
     let agent_meta = AgentMeta::new(
         format!("{} {}", run.name, found.name),

@@ -310,9 +310,14 @@ pub fn net_train_config(config: &RunConfig) -> OptimizerConfig {
     }
 }
 
-/// The training engine `config` names.
+/// The training engine of `config` on `device`: the one `training.engine` names on the
+/// CPU; burn's on any other device (a GPU), where the fast engine, which runs on the CPU's
+/// kernels, would leave the device idle.
 #[must_use]
-pub fn engine_kind(config: &RunConfig) -> EngineKind {
+pub fn engine_kind(config: &RunConfig, device: &Device) -> EngineKind {
+    if !brandubh_net::device::is_cpu(device) {
+        return EngineKind::Burn;
+    }
     match config.training.engine {
         TrainingEngine::Fast => EngineKind::Fast,
         TrainingEngine::Burn => EngineKind::Burn,
@@ -365,7 +370,9 @@ pub fn prepare(config: &RunConfig, options: &RunOptions) -> Result<RunState, Run
         // Iteration 0: the initial, seeded weights.
         let initial = dir.checkpoint(0);
         if checkpoint::read_meta(&initial).is_err() {
-            let device = options.device.clone();
+            // On the CPU whatever the run's device: the seed gives the same weights on
+            // every device, so iteration 0 is one file wherever a run starts.
+            let device = brandubh_net::device::cpu();
             device.seed(config.seed);
             let model = net_config(config).init(&device);
             checkpoint::save(&initial, &model, &SaveOptions::at_step(0))?;
@@ -692,7 +699,8 @@ impl Iteration<'_> {
             Some(&net_config(config)),
             net_train_config(config),
         )?;
-        let mut trainer = Engine::new(trainer, engine_kind(config)).map_err(RunError::Engine)?;
+        let mut trainer =
+            Engine::new(trainer, engine_kind(config, &autodiff)).map_err(RunError::Engine)?;
         let learning_rate = config.training.learning_rate_at(n);
         let mut rng = ChaCha8Rng::seed_from_u64(self.seed(2));
         let mut builder = BatchBuilder::with_planes(net_config(config).planes());

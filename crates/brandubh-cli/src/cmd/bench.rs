@@ -49,6 +49,11 @@ pub struct Args {
     /// How the residual tower's 3×3 convolutions run.
     #[arg(long, value_name = "ALGORITHM", value_parser = ["winograd", "direct"], default_value = "winograd")]
     conv: String,
+    /// `gpu` or `gpu:N` (a `--features gpu` build): instead of the above, the GPU beside
+    /// the CPU: evaluations/s at batch 256-4096, training samples/s at batch 256 and 1024,
+    /// self-play evaluations/s, and where each phase should run (docs/guide/gpu.md).
+    #[arg(long, value_name = "DEVICE", default_value = "cpu", value_parser = crate::backend::parse_device)]
+    device: crate::backend::DeviceChoice,
 }
 
 /// The CPU's model name with its family and model numbers, as `/proc/cpuinfo` gives them
@@ -73,7 +78,7 @@ pub fn cpu_description() -> String {
 }
 
 /// Leaves of `n` mid-game positions from seeded random play.
-fn sample_leaves(n: usize, seed: u64) -> Vec<Leaf> {
+pub(crate) fn sample_leaves(n: usize, seed: u64) -> Vec<Leaf> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut out = Vec::with_capacity(n);
     while out.len() < n {
@@ -139,7 +144,7 @@ fn training_engine(
     kind: EngineKind,
     level: SimdLevel,
 ) -> anyhow::Result<(Engine, BatchBuilder)> {
-    let device = backend::device().autodiff();
+    let device = brandubh_net::device::cpu().autodiff();
     device.seed(config.seed);
     let net_config = run::net_config(config);
     let trainer = Trainer::new(net_config.init(&device), run::net_train_config(config));
@@ -147,9 +152,19 @@ fn training_engine(
         .map_err(anyhow::Error::msg)?
         .with_simd_level(level)
         .with_context(|| format!("this CPU has no {} kernels", level.name()))?;
+    Ok((
+        engine,
+        training_batch(config, config.training.batch_size as usize)?,
+    ))
+}
+
+/// A batch of `size` positions from seeded random play for `config`'s network: uniform
+/// policy targets over the legal moves, random results, moves-left targets when the
+/// network has that head.
+pub(crate) fn training_batch(config: &RunConfig, size: usize) -> anyhow::Result<BatchBuilder> {
     let mut rng = ChaCha8Rng::seed_from_u64(config.seed ^ 0x7a1);
-    let mut builder = BatchBuilder::with_planes(net_config.planes());
-    for leaf in sample_leaves(config.training.batch_size as usize, 2) {
+    let mut builder = BatchBuilder::with_planes(run::net_config(config).planes());
+    for leaf in sample_leaves(size, 2) {
         let policy = vec![1.0 / leaf.moves.len() as f32; leaf.moves.len()];
         let result = rng.random_range(-1.0f32..=1.0);
         builder.push_position(
@@ -164,7 +179,7 @@ fn training_engine(
             builder.push_plies_to_end(rng.random_range(0..60))?;
         }
     }
-    Ok((engine, builder))
+    Ok(builder)
 }
 
 /// Optimizer steps per second of `engine` on `batch` for about `seconds` (at least 3 steps).
@@ -236,7 +251,7 @@ fn measure_training(
         rayon::current_num_threads(),
         spread(&samples(&f), 0)
     )?;
-    writeln!(w, "  burn ({}): {}", backend::NAME, spread(&samples(&b), 0))?;
+    writeln!(w, "  burn (CPU): {}", spread(&samples(&b), 0))?;
     writeln!(w, "  fast / burn: {}x", spread(&ratios, 2))?;
     let mut chosen = match config.training.engine {
         TrainingEngine::Fast => f,
@@ -253,7 +268,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         anyhow::bail!("--seconds must be in (0, 600], got {}", args.seconds);
     }
     let config = RunConfig::from_file(&args.config)?;
-    let device = backend::device();
+    if args.device != backend::DeviceChoice::Cpu {
+        let gpu = backend::open(args.device)?;
+        crate::cmd::bench_gpu::run(&config, &gpu, args.seconds / 2.0, args.games)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let device = brandubh_net::device::cpu();
     device.seed(config.seed);
     let model = run::net_config(&config).init(&device);
     let mut net = FastNet::from_model(&model);
@@ -306,10 +326,9 @@ fn write_header(
     )?;
     writeln!(
         w,
-        "network C={} N={} (training: {}), self-play: {} threads x {} games x {} leaves (batch up to {})",
+        "network C={} N={}, self-play: {} threads x {} games x {} leaves (batch up to {})",
         config.model.channels,
         config.model.blocks,
-        backend::NAME,
         settings.threads,
         settings.concurrent_games,
         settings.leaves_per_game,

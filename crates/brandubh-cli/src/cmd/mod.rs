@@ -2,6 +2,7 @@
 
 pub mod analyze;
 pub mod bench;
+pub mod bench_gpu;
 pub mod engine;
 pub mod export;
 pub mod ladder;

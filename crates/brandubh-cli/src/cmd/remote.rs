@@ -50,8 +50,9 @@ pub fn learner(args: &Args, config: Option<&RunConfig>) -> anyhow::Result<ExitCo
             stored.as_ref()
         }
     };
+    let device = args.open_device()?;
     let options = LearnerOptions {
-        run: args.options(cache_dir(args, &location, "learner")),
+        run: args.options(cache_dir(args, &location, "learner"), &device),
         poll: args.poll(),
         max_network_age: args.max_network_age(),
         max_games: args.max_games(),
@@ -60,7 +61,10 @@ pub fn learner(args: &Args, config: Option<&RunConfig>) -> anyhow::Result<ExitCo
     tracing::info!(
         "learner of {location} (cache {}) on {}",
         options.run.dir.display(),
-        crate::backend::NAME
+        match config {
+            Some(config) => args.placement(config, &device),
+            None => device.name.clone(),
+        }
     );
     let mut observer = args.bars(config.map_or(0, |c| c.iterations));
     let learned = learner::learn(
@@ -100,15 +104,17 @@ pub fn actor(args: &Args, config: Option<&RunConfig>) -> anyhow::Result<ExitCode
     if args.cache().is_none() {
         dir.as_mut_os_string().push(format!("-{actor_id}"));
     }
+    let device = args.open_device()?;
     let options = ActorOptions {
-        run: args.options(dir),
+        run: args.options(dir, &device),
         actor_id: actor_id.clone(),
         max_chunks: args.chunks(),
         poll: args.poll(),
     };
     tracing::info!(
-        "actor {actor_id} of {location} (cache {})",
-        options.run.dir.display()
+        "actor {actor_id} of {location} (cache {}) on {}",
+        options.run.dir.display(),
+        device.name
     );
     let mut observer = args.bars(0);
     let summary = actor::act(&store, config, &options, &mut observer)

@@ -76,11 +76,16 @@ pub struct Args {
     /// No progress bars; log lines only.
     #[arg(long)]
     quiet: bool,
-    /// Where self-play evaluates positions: `fast` (the CPU fast path, several times
-    /// faster than burn on a CPU) or `device` (burn's forward pass on the training device).
-    /// Default: `device` in a GPU build (`--features cuda`), `fast` otherwise.
-    #[arg(long, value_name = "WHERE")]
-    selfplay_inference: Option<Inference>,
+    /// Where burn runs: `cpu`, or `gpu` (the GPU wgpu prefers) / `gpu:N` (the N-th
+    /// discrete GPU) in a binary built with `--features gpu`. On a GPU the training step is
+    /// burn's whatever training.engine says (the fast engine runs on the CPU only).
+    #[arg(long, value_name = "DEVICE", default_value = "cpu", value_parser = backend::parse_device)]
+    device: backend::DeviceChoice,
+    /// Where self-play evaluates positions: `fast` (the CPU fast path), `device` (burn's
+    /// forward pass on --device, in large cross-game batches) or `auto`: the fast path,
+    /// which measured faster on every machine tried so far (docs/guide/gpu.md).
+    #[arg(long, value_name = "WHERE", default_value = "auto")]
+    selfplay_inference: Inference,
 }
 
 /// What this process does in the run.
@@ -97,6 +102,8 @@ enum Role {
 /// Where self-play evaluates positions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum Inference {
+    /// The CPU fast path (see `Args::selfplay_on_device`).
+    Auto,
     /// The CPU fast path.
     Fast,
     /// burn's forward pass on the training device.
@@ -126,23 +133,47 @@ impl Args {
         }
     }
 
-    /// The training loop's options, in `dir`.
-    pub(crate) fn options(&self, dir: PathBuf) -> RunOptions {
+    /// Opens `--device`.
+    pub(crate) fn open_device(&self) -> anyhow::Result<backend::Opened> {
+        backend::open(self.device)
+    }
+
+    /// The training loop's options, in `dir`, on `device`.
+    pub(crate) fn options(&self, dir: PathBuf, device: &backend::Opened) -> RunOptions {
         RunOptions {
             dir,
             force_config: self.force_config,
             max_new_iterations: self.iterations,
-            device: backend::device(),
-            selfplay_on_device: self.inference() == Inference::Device,
+            device: device.device.clone(),
+            selfplay_on_device: self.selfplay_on_device(),
         }
     }
 
-    fn inference(&self) -> Inference {
-        self.selfplay_inference.unwrap_or(if backend::GPU {
-            Inference::Device
+    /// `--selfplay-inference`: `auto` is the CPU fast path on every device. On the one
+    /// machine measured with a GPU so far none was faster; `brandubh bench --device gpu`
+    /// measures a machine (docs/guide/gpu.md).
+    fn selfplay_on_device(&self) -> bool {
+        match self.selfplay_inference {
+            Inference::Auto | Inference::Fast => false,
+            Inference::Device => true,
+        }
+    }
+
+    /// Where each phase runs, for the first log line: the device, the training step, and
+    /// self-play's evaluations.
+    pub(crate) fn placement(&self, config: &RunConfig, device: &backend::Opened) -> String {
+        let engine = run::engine_kind(config, &device.device);
+        let step = if device.is_gpu() {
+            format!("training step {} on the GPU", engine.name())
         } else {
-            Inference::Fast
-        })
+            format!("training step {}", engine.name())
+        };
+        let selfplay = match (self.selfplay_inference, self.selfplay_on_device()) {
+            (_, true) => "self-play on the device",
+            (Inference::Auto, false) => "self-play on the CPU fast path (auto)",
+            (_, false) => "self-play on the CPU fast path",
+        };
+        format!("{}, {step}, {selfplay}", device.name)
     }
 
     pub(crate) fn run_text(&self) -> Option<&str> {
@@ -194,20 +225,17 @@ fn run_all(args: &Args, config: Option<RunConfig>) -> anyhow::Result<ExitCode> {
         ),
     };
     let config_path = args.config.clone().unwrap_or_default();
+    let device = args.open_device()?;
     tracing::info!(
-        "training {} in {} on {} ({} iterations, {} games each, {} worker threads, self-play on {})",
+        "training {} in {} on {} ({} iterations, {} games each, {} worker threads)",
         config_path.display(),
         dir.display(),
-        backend::NAME,
+        args.placement(&config, &device),
         config.iterations,
         config.selfplay.games_per_iteration,
         config.selfplay.worker_threads(),
-        match args.inference() {
-            Inference::Fast => "the CPU fast path",
-            Inference::Device => "the training device",
-        },
     );
-    let options = args.options(dir.clone());
+    let options = args.options(dir.clone(), &device);
     let mut observer = Bars::new(args.quiet, config.iterations);
     let state = run::train(
         &config,

@@ -22,6 +22,16 @@ pub fn brandubh(args: &[&str]) -> Output {
     bin().args(args).output().expect("the brandubh binary runs")
 }
 
+/// Runs the binary with `args` from the repository root (where the configurations are
+/// named from) and waits for it.
+pub fn brandubh_at_root(args: &[&str]) -> Output {
+    bin()
+        .args(args)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .output()
+        .expect("the brandubh binary runs")
+}
+
 /// Runs `command` with `input` on its stdin (then closed) and waits for it.
 pub fn run_with_input(command: &mut Command, input: &str) -> Output {
     let mut child = command
