@@ -83,6 +83,6 @@ fn open_gpu(choice: DeviceChoice, index: Option<usize>) -> anyhow::Result<Opened
 #[cfg(not(feature = "gpu"))]
 fn open_gpu(choice: DeviceChoice, _index: Option<usize>) -> anyhow::Result<Opened> {
     anyhow::bail!(
-        "--device {choice}: this binary is built without GPU support; build one with `cargo build --release --features gpu`"
+        "--device {choice}: this binary is built without GPU support; build one with `cargo build --release --features brandubh-cli/gpu`"
     )
 }

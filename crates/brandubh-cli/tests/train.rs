@@ -218,7 +218,7 @@ fn device_gpu_without_the_feature_says_how_to_build_it() {
             assert_eq!(errors.len(), 1, "{err}");
             assert!(
                 errors[0].contains(&format!("--device {device}"))
-                    && errors[0].contains("--features gpu"),
+                    && errors[0].contains("--features brandubh-cli/gpu"),
                 "{err}"
             );
         }

@@ -82,8 +82,8 @@ pub struct Args {
     #[arg(long, value_name = "DEVICE", default_value = "cpu", value_parser = backend::parse_device)]
     device: backend::DeviceChoice,
     /// Where self-play evaluates positions: `fast` (the CPU fast path), `device` (burn's
-    /// forward pass on --device, in large cross-game batches) or `auto`: the fast path,
-    /// which measured faster on every machine tried so far (docs/guide/gpu.md).
+    /// forward pass on --device, batched across games) or `auto`: the fast path until a
+    /// GPU measures faster (`brandubh bench --device gpu`; docs/guide/gpu.md).
     #[arg(long, value_name = "WHERE", default_value = "auto")]
     selfplay_inference: Inference,
 }
@@ -102,7 +102,7 @@ enum Role {
 /// Where self-play evaluates positions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum Inference {
-    /// The CPU fast path (see `Args::selfplay_on_device`).
+    /// The CPU fast path, until `brandubh bench --device gpu` measures a GPU faster.
     Auto,
     /// The CPU fast path.
     Fast,
@@ -149,9 +149,8 @@ impl Args {
         }
     }
 
-    /// `--selfplay-inference`: `auto` is the CPU fast path on every device. On the one
-    /// machine measured with a GPU so far none was faster; `brandubh bench --device gpu`
-    /// measures a machine (docs/guide/gpu.md).
+    /// `--selfplay-inference`: `auto` is the CPU fast path on every device, since no GPU
+    /// has measured faster yet (`brandubh bench --device gpu` measures a machine).
     fn selfplay_on_device(&self) -> bool {
         match self.selfplay_inference {
             Inference::Auto | Inference::Fast => false,
