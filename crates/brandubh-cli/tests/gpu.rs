@@ -197,8 +197,8 @@ fn gpu_outputs_equal_the_cpus() {
     checkpoint::save(&stem, &model, &SaveOptions::at_step(0)).unwrap();
     let (on_gpu, _) = checkpoint::load(&stem, gpu, Some(&config)).unwrap();
     let x = inputs(&config, 64);
-    let (cpu_logits, cpu_values) = model.valid().infer(&x, &cpu);
-    let (gpu_logits, gpu_values) = on_gpu.valid().infer(&x, gpu);
+    let (cpu_logits, cpu_values) = model.infer(&x, &cpu);
+    let (gpu_logits, gpu_values) = on_gpu.infer(&x, gpu);
     let fast = FastNet::from_model(&model).forward(&x);
     let d_logits = max_diff(&cpu_logits, &gpu_logits);
     let d_values = max_diff(&cpu_values, &gpu_values);
@@ -209,7 +209,7 @@ fn gpu_outputs_equal_the_cpus() {
     let back = tmp.path().join("back");
     checkpoint::save(&back, &on_gpu, &SaveOptions::at_step(0)).unwrap();
     let (reloaded, _) = checkpoint::load(&back, &cpu, Some(&config)).unwrap();
-    let (again, _) = reloaded.valid().infer(&x, &cpu);
+    let (again, _) = reloaded.infer(&x, &cpu);
     assert_eq!(
         again, cpu_logits,
         "weights changed on the round trip through the GPU"
