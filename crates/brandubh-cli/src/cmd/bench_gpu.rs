@@ -149,7 +149,7 @@ pub fn run(
     let mut w = out::stdout();
     let cpu = brandubh_net::device::cpu();
     writeln!(w, "CPU: {}", cpu_description())?;
-    writeln!(w, "GPU: {}", gpu.name)?;
+    writeln!(w, "device: {}", gpu.name)?;
     writeln!(
         w,
         "network C={} N={}; CPU side: the fast path ({} threads), GPU side: burn",
