@@ -252,6 +252,7 @@ fn bad_invocations_of_every_subcommand_fail_with_a_usage_message() {
         ",
         &vars,
     );
+    assert!(cases.len() > 100, "{} cases parsed", cases.len());
     let mut failures = Vec::new();
     for case in &cases {
         let args: Vec<&str> = case.args.iter().map(String::as_str).collect();
