@@ -215,12 +215,15 @@ pub fn openings(reports: &[SavedReport]) -> Result<String, EvalError> {
     Ok(t)
 }
 
+/// One cell of [`compare`]'s table: a report's figure as text.
+type Cell = dyn Fn(&MatchReport) -> String;
+
 /// The reports side by side, one column each: the agents, the series, the record and
 /// scores, Elo, the games won by colour and how, length, time, the machine and the
 /// sequential test's verdict.
 #[must_use]
 pub fn compare(reports: &[SavedReport]) -> String {
-    let row = |name: &str, cell: &dyn Fn(&MatchReport) -> String| {
+    let row = |name: &str, cell: &Cell| {
         let cells: Vec<String> = reports.iter().map(|s| cell(&s.report)).collect();
         format!("| {name} | {} |\n", cells.join(" | "))
     };
@@ -233,7 +236,7 @@ pub fn compare(reports: &[SavedReport]) -> String {
             .join(" | ")
     );
     t.push_str(&format!("|---{}|\n", "|---".repeat(reports.len())));
-    let rows: [(&str, &dyn Fn(&MatchReport) -> String); 17] = [
+    let rows: [(&str, &Cell); 17] = [
         ("agent (A)", &|r| r.a.clone()),
         ("opponent (B)", &|r| r.b.clone()),
         ("seed, ply cap", &|r| format!("{}, {}", r.seed, r.ply_cap)),
