@@ -657,45 +657,46 @@ impl GameRecord {
         self.to_wire().map(|_| ())
     }
 
-    fn plies(&self) -> Vec<u32> {
-        self.positions.iter().map(|p| p.ply).collect()
+    /// Replays the game ([`replay`]), calling `visit` with each recorded position and the
+    /// game at it.
+    fn replay_positions(
+        &self,
+        mut visit: impl FnMut(&PositionRecord, &Game) -> Result<(), GameError>,
+    ) -> Result<(), GameError> {
+        let plies: Vec<u32> = self.positions.iter().map(|p| p.ply).collect();
+        replay(self.start, &self.moves, self.result, &plies, |i, game| {
+            visit(&self.positions[i], game)
+        })
     }
 
     fn to_wire(&self) -> Result<WireGame, GameError> {
         let mut positions = Vec::with_capacity(self.positions.len());
-        replay(
-            self.start,
-            &self.moves,
-            self.result,
-            &self.plies(),
-            |i, game| {
-                let rec = &self.positions[i];
-                let legal = game.legal_moves();
-                let mut seen = 0u128;
-                let mut policy = Vec::with_capacity(rec.policy.len());
-                for &(mv, p) in &rec.policy {
-                    let index = legal
-                        .iter()
-                        .position(|&m| m == mv)
-                        .ok_or(GameError::PolicyMove { ply: rec.ply, mv })?;
-                    if seen >> index & 1 != 0 {
-                        return Err(GameError::PolicyDuplicate { ply: rec.ply, mv });
-                    }
-                    seen |= 1 << index;
-                    // Legal moves number at most MAX_MOVES = 96, so the index fits a u8.
-                    policy.push((index as u8, p));
+        self.replay_positions(|rec, game| {
+            let legal = game.legal_moves();
+            let mut seen = 0u128;
+            let mut policy = Vec::with_capacity(rec.policy.len());
+            for &(mv, p) in &rec.policy {
+                let index = legal
+                    .iter()
+                    .position(|&m| m == mv)
+                    .ok_or(GameError::PolicyMove { ply: rec.ply, mv })?;
+                if seen >> index & 1 != 0 {
+                    return Err(GameError::PolicyDuplicate { ply: rec.ply, mv });
                 }
-                let probs: Vec<f32> = policy.iter().map(|e| e.1).collect();
-                check_values(rec.ply, rec.root_value, rec.full_search, &probs)?;
-                positions.push(WirePosition {
-                    ply: rec.ply,
-                    policy,
-                    root_value: rec.root_value,
-                    full_search: rec.full_search,
-                });
-                Ok(())
-            },
-        )?;
+                seen |= 1 << index;
+                // Legal moves number at most MAX_MOVES = 96, so the index fits a u8.
+                policy.push((index as u8, p));
+            }
+            let probs: Vec<f32> = policy.iter().map(|e| e.1).collect();
+            check_values(rec.ply, rec.root_value, rec.full_search, &probs)?;
+            positions.push(WirePosition {
+                ply: rec.ply,
+                policy,
+                root_value: rec.root_value,
+                full_search: rec.full_search,
+            });
+            Ok(())
+        })?;
         let result = match self.result {
             GameResult::Unfinished => WireResult::Unfinished,
             GameResult::Finished(o) => WireResult::Finished {
@@ -790,27 +791,20 @@ impl GameRecord {
     /// game (identity symmetry).
     pub fn samples(&self) -> Result<Vec<TrainingSample>, GameError> {
         let mut out = Vec::with_capacity(self.positions.len());
-        replay(
-            self.start,
-            &self.moves,
-            self.result,
-            &self.plies(),
-            |i, game| {
-                let rec = &self.positions[i];
-                let position = *game.position();
-                out.push(TrainingSample {
-                    position,
-                    repetitions: game.repetitions(),
-                    ply: rec.ply,
-                    policy: rec.policy.clone(),
-                    result: self.result.value_for(position.side_to_move()),
-                    plies_to_end: (self.moves.len() as u32).saturating_sub(rec.ply),
-                    root_value: rec.root_value,
-                    full_search: rec.full_search,
-                });
-                Ok(())
-            },
-        )?;
+        self.replay_positions(|rec, game| {
+            let position = *game.position();
+            out.push(TrainingSample {
+                position,
+                repetitions: game.repetitions(),
+                ply: rec.ply,
+                policy: rec.policy.clone(),
+                result: self.result.value_for(position.side_to_move()),
+                plies_to_end: (self.moves.len() as u32).saturating_sub(rec.ply),
+                root_value: rec.root_value,
+                full_search: rec.full_search,
+            });
+            Ok(())
+        })?;
         Ok(out)
     }
 }
