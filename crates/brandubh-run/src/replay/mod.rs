@@ -611,12 +611,38 @@ fn replay(
     Ok(())
 }
 
-fn check_values(
+/// The entries of a recorded policy as `(move, index among the legal moves, probability)`:
+/// `index_of` finds each entry's index in `legal` (or says why it cannot), and no move may
+/// come twice.
+fn checked_policy<T: Copy>(
+    ply: u32,
+    policy: &[(T, f32)],
+    legal: &[Move],
+    index_of: impl Fn(T) -> Result<usize, GameError>,
+) -> Result<Vec<(Move, usize, f32)>, GameError> {
+    let mut seen = 0u128;
+    let mut out = Vec::with_capacity(policy.len());
+    for &(entry, p) in policy {
+        let index = index_of(entry)?;
+        let mv = legal[index];
+        if seen >> index & 1 != 0 {
+            return Err(GameError::PolicyDuplicate { ply, mv });
+        }
+        seen |= 1 << index;
+        out.push((mv, index, p));
+    }
+    Ok(out)
+}
+
+/// Checks a recorded position's root value and policy probabilities (`policy`'s second
+/// elements).
+fn check_values<T>(
     ply: u32,
     root_value: f32,
     full_search: bool,
-    probs: &[f32],
+    policy: &[(T, f32)],
 ) -> Result<(), GameError> {
+    let probs: Vec<f32> = policy.iter().map(|e| e.1).collect();
     if !(-1.0..=1.0).contains(&root_value) {
         return Err(GameError::RootValue {
             ply,
@@ -673,25 +699,15 @@ impl GameRecord {
         let mut positions = Vec::with_capacity(self.positions.len());
         self.replay_positions(|rec, game| {
             let legal = game.legal_moves();
-            let mut seen = 0u128;
-            let mut policy = Vec::with_capacity(rec.policy.len());
-            for &(mv, p) in &rec.policy {
-                let index = legal
-                    .iter()
-                    .position(|&m| m == mv)
-                    .ok_or(GameError::PolicyMove { ply: rec.ply, mv })?;
-                if seen >> index & 1 != 0 {
-                    return Err(GameError::PolicyDuplicate { ply: rec.ply, mv });
-                }
-                seen |= 1 << index;
-                // Legal moves number at most MAX_MOVES = 96, so the index fits a u8.
-                policy.push((index as u8, p));
-            }
-            let probs: Vec<f32> = policy.iter().map(|e| e.1).collect();
-            check_values(rec.ply, rec.root_value, rec.full_search, &probs)?;
+            let entries = checked_policy(rec.ply, &rec.policy, &legal, |mv| {
+                let index = legal.iter().position(|&m| m == mv);
+                index.ok_or(GameError::PolicyMove { ply: rec.ply, mv })
+            })?;
+            check_values(rec.ply, rec.root_value, rec.full_search, &rec.policy)?;
             positions.push(WirePosition {
                 ply: rec.ply,
-                policy,
+                // Legal moves number at most MAX_MOVES = 96, so the index fits a u8.
+                policy: entries.iter().map(|&(_, i, p)| (i as u8, p)).collect(),
                 root_value: rec.root_value,
                 full_search: rec.full_search,
             });
@@ -754,25 +770,20 @@ impl GameRecord {
         replay(start, &moves, result, &plies, |i, game| {
             let rec = &wire.positions[i];
             let legal = game.legal_moves();
-            let mut seen = 0u128;
-            let mut policy = Vec::with_capacity(rec.policy.len());
-            for &(index, p) in &rec.policy {
-                let mv = *legal.get(index as usize).ok_or(GameError::PolicyIndex {
-                    ply: rec.ply,
-                    index,
-                    legal: legal.len(),
-                })?;
-                if seen >> index & 1 != 0 {
-                    return Err(GameError::PolicyDuplicate { ply: rec.ply, mv });
+            let entries = checked_policy(rec.ply, &rec.policy, &legal, |index| {
+                match legal.get(index as usize) {
+                    Some(_) => Ok(index as usize),
+                    None => Err(GameError::PolicyIndex {
+                        ply: rec.ply,
+                        index,
+                        legal: legal.len(),
+                    }),
                 }
-                seen |= 1 << index;
-                policy.push((mv, p));
-            }
-            let probs: Vec<f32> = rec.policy.iter().map(|e| e.1).collect();
-            check_values(rec.ply, rec.root_value, rec.full_search, &probs)?;
+            })?;
+            check_values(rec.ply, rec.root_value, rec.full_search, &rec.policy)?;
             positions.push(PositionRecord {
                 ply: rec.ply,
-                policy,
+                policy: entries.iter().map(|&(mv, _, p)| (mv, p)).collect(),
                 root_value: rec.root_value,
                 full_search: rec.full_search,
             });
