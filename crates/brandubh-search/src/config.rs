@@ -34,8 +34,7 @@ pub struct SearchConfig {
     /// of the policy target; the fastest proven win is played). Lines longer than the
     /// tree is deep, which the network's priors can hide (docs/research/ablations.md, "The
     /// play-time search"). They do not need the solver: without it, the root's moves are
-    /// the only ones proven (self-play's `black_proof_plies`). Under a deadline the
-    /// proofs end at it. 0: off (default); at most [`MAX_ROOT_PROOF_PLIES`].
+    /// the only ones proven. Under a deadline the proofs end at it. 0: off (default); at most [`MAX_ROOT_PROOF_PLIES`].
     pub root_proof_plies: u32,
     /// Exact verification of the chosen move, with the solver: after the search, the move
     /// it would play is checked with [`crate::forced_win`] for a forced win of the opponent

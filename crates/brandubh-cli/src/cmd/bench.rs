@@ -256,7 +256,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let algorithm = ConvAlgorithm::from_name(&args.conv)
         .with_context(|| format!("--conv {}: expected winograd or direct", args.conv))?;
     let net = Arc::new(net.with_conv_algorithm(algorithm));
-    let settings = run::selfplay_settings(&config)?;
+    let settings = SelfPlaySettings::new(&config)?;
     // Flushed before each measurement, so that the figures appear as they are measured and
     // a closed pipe ends the command at once.
     let mut w = out::stdout();
@@ -264,16 +264,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     measure_forward(&mut w, &net, args.seconds / 2.0)?;
     let games = args
         .games
-        .unwrap_or(4 * (settings.threads * settings.concurrent_games) as u64);
+        .unwrap_or(4 * settings.threads() as u64 * u64::from(config.selfplay.concurrent_games));
     let selfplay = measure_selfplay(&mut w, &net, &settings, config.seed, games)?;
-    compare_with_raw(&mut w, &net, &selfplay, settings.threads, args.seconds)?;
+    compare_with_raw(&mut w, &net, &selfplay, settings.threads(), args.seconds)?;
     let own_thread = Arc::new((*net).clone().with_parallel(false));
     writeln!(
         w,
         "the same with each forward pass on its worker's own thread:"
     )?;
     let alone = measure_selfplay(&mut w, &own_thread, &settings, config.seed, games)?;
-    compare_with_raw(&mut w, &own_thread, &alone, settings.threads, args.seconds)?;
+    compare_with_raw(
+        &mut w,
+        &own_thread,
+        &alone,
+        settings.threads(),
+        args.seconds,
+    )?;
     estimate_iteration(&mut w, &config, &selfplay, net.simd_level(), args.seconds)?;
     out::flush(&mut w)?;
     Ok(ExitCode::SUCCESS)
@@ -299,10 +305,10 @@ fn write_header(
         config.model.channels,
         config.model.blocks,
         backend::NAME,
-        settings.threads,
-        settings.concurrent_games,
-        settings.leaves_per_game,
-        settings.concurrent_games * settings.leaves_per_game
+        settings.threads(),
+        settings.config.concurrent_games,
+        settings.config.leaves_per_game,
+        settings.config.concurrent_games * settings.config.leaves_per_game
     )?;
     Ok(())
 }

@@ -370,16 +370,6 @@ impl Observer for Bars {
             }
             None => String::new(),
         };
-        let resigned = if m.resigned_rate > 0.0 || m.resign_checks > 0 {
-            format!(
-                " resigned {:.0}%, false in {} of {} played out",
-                100.0 * m.resigned_rate,
-                m.false_resignations,
-                m.resign_checks
-            )
-        } else {
-            String::new()
-        };
         let backlog = match (m.stale_games, m.waiting_chunks) {
             (0, 0) => String::new(),
             (stale, waiting) => {
@@ -395,14 +385,13 @@ impl Observer for Bars {
             String::new()
         };
         tracing::info!(
-            "iteration {}: {} games ({:.0} plies avg, white {:.0}% black {:.0}% unfinished {:.0}%{}{}{}), {} positions, {:.0} evals/s, loss {:.3} (policy {:.3}, value {:.3}{}), {:.0}+{:.0} s{}{}",
+            "iteration {}: {} games ({:.0} plies avg, white {:.0}% black {:.0}% unfinished {:.0}%{}{}), {} positions, {:.0} evals/s, loss {:.3} (policy {:.3}, value {:.3}{}), {:.0}+{:.0} s{}{}",
             m.iteration,
             m.selfplay_games,
             m.mean_game_length,
             100.0 * m.white_win_rate,
             100.0 * m.black_win_rate,
             100.0 * m.unfinished_rate,
-            resigned,
             sparring,
             backlog,
             m.positions,
