@@ -49,27 +49,10 @@ pub struct Args {
     /// How the residual tower's 3×3 convolutions run.
     #[arg(long, value_name = "ALGORITHM", value_parser = ["winograd", "direct"], default_value = "winograd")]
     conv: String,
-}
-
-/// The CPU's model name with its family and model numbers, as `/proc/cpuinfo` gives them
-/// (a virtual machine often names only the vendor), or `unknown CPU`.
-pub fn cpu_description() -> String {
-    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let field = |key: &str| {
-        info.lines()
-            .find_map(|l| {
-                let (k, v) = l.split_once(':')?;
-                (k.trim() == key).then(|| v.trim().to_owned())
-            })
-            .filter(|v| !v.is_empty())
-    };
-    let mut out = field("model name").unwrap_or_else(|| "unknown CPU".to_owned());
-    if let (Some(family), Some(model)) = (field("cpu family"), field("model")) {
-        out.push_str(&format!(" (family {family}, model {model})"));
-    }
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    out.push_str(&format!(", {cores} logical CPUs"));
-    out
+    /// Print only the CPU's name (model, family and model numbers, logical CPUs), as
+    /// benchmarks name it and match reports record it, and exit.
+    #[arg(long)]
+    cpu: bool,
 }
 
 /// Leaves of `n` mid-game positions from seeded random play.
@@ -249,6 +232,12 @@ fn measure_training(
 /// Runs the command: the forward rate, self-play against the raw evaluator rate, and the
 /// training rate with what it means for one iteration.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.cpu {
+        let mut w = out::stdout();
+        writeln!(w, "{}", brandubh_fs::cpu_description())?;
+        out::flush(&mut w)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if !(args.seconds > 0.0 && args.seconds <= 600.0) {
         anyhow::bail!("--seconds must be in (0, 600], got {}", args.seconds);
     }
@@ -306,7 +295,7 @@ fn write_header(
     writeln!(
         w,
         "CPU: {}; fast path: {} kernels, {} tower convolutions",
-        cpu_description(),
+        brandubh_fs::cpu_description(),
         net.simd_level().name(),
         net.conv_algorithm().name()
     )?;

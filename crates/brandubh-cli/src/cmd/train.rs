@@ -85,7 +85,7 @@ pub struct Args {
 
 /// What this process does in the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Role {
+pub(crate) enum Role {
     /// Self-play and training in one process (a directory run).
     All,
     /// Self-play only, uploading games to the run's store.
@@ -103,20 +103,18 @@ enum Inference {
     Device,
 }
 
-/// Runs the command.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let config = match &args.config {
-        Some(path) => Some(RunConfig::from_file(path)?),
-        None => None,
-    };
-    match args.role {
-        Role::All => run_all(&args, config),
-        Role::Learner => crate::cmd::remote::learner(&args, config.as_ref()),
-        Role::Actor => crate::cmd::remote::actor(&args, config.as_ref()),
-    }
-}
-
 impl Args {
+    /// The role this process plays, and the configuration `--config` names, read. The
+    /// binary's `main` runs the role: [`run_all`] here, a learner or an actor in
+    /// `cmd::remote`, which uses these arguments (so this module does not use it).
+    pub(crate) fn role_and_config(&self) -> anyhow::Result<(Role, Option<RunConfig>)> {
+        let config = match &self.config {
+            Some(path) => Some(RunConfig::from_file(path)?),
+            None => None,
+        };
+        Ok((self.role, config))
+    }
+
     /// The run's location: `--run`, or runs/NAME.
     pub(crate) fn location(&self, config: Option<&RunConfig>) -> anyhow::Result<Location> {
         match (&self.run, config) {
@@ -183,7 +181,7 @@ impl Args {
 }
 
 /// `--role all`: today's single-process run in a directory.
-fn run_all(args: &Args, config: Option<RunConfig>) -> anyhow::Result<ExitCode> {
+pub(crate) fn run_all(args: &Args, config: Option<RunConfig>) -> anyhow::Result<ExitCode> {
     let Some(config) = config else {
         anyhow::bail!("--role all needs --config <FILE>");
     };
