@@ -33,4 +33,5 @@ mkdir -p "$out"
 target/release/brandubh export --format onnx models/brandubh-v1.agent --out "$out/brandubh-v1.onnx" >/dev/null
 cmp "$out/brandubh-v1.onnx" "$out/c32n4/model.onnx"
 
-"$venv/bin/python" scripts/bench_onnxruntime.py "$exe" "$out/c32n4" "$out/c64n6" "$@"
+BRANDUBH_CPU=$(target/release/brandubh bench --cpu) \
+  "$venv/bin/python" scripts/bench_onnxruntime.py "$exe" "$out/c32n4" "$out/c64n6" "$@"

@@ -28,6 +28,7 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import torch, numpy' 
     "$venv/bin/pip" install --quiet --disable-pip-version-check torch numpy
 fi
 
-cargo build --release --quiet --workspace --example train_bench
+cargo build --release --quiet --workspace --bin brandubh --example train_bench
 exe="${CARGO_TARGET_DIR:-target}/release/examples/train_bench"
-"$venv/bin/python" scripts/bench_pytorch.py "$exe" configs/default.toml configs/default-c48.toml "$@"
+BRANDUBH_CPU=$("${CARGO_TARGET_DIR:-target}/release/brandubh" bench --cpu) \
+  "$venv/bin/python" scripts/bench_pytorch.py "$exe" configs/default.toml configs/default-c48.toml "$@"

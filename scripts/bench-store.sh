@@ -24,32 +24,39 @@ bin=target/release/brandubh
 work="$(mktemp -d)"
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
-# One iteration, no evaluation matches: only self-play and ingest are compared.
+# One iteration, no evaluation matches: only self-play and ingest are compared. The bench's
+# config extends the given one (docs/guide/training.md, "extends").
 config="$work/bench.toml"
-python3 - "$config_in" "$config" "${GAMES:-}" <<'EOF'
-import re, sys
-text = open(sys.argv[1]).read()
-text = re.sub(r"(?m)^iterations = \d+", "iterations = 1", text)
-text = re.sub(r"(?m)^matches = \d+", "matches = 0", text)
-if len(sys.argv) > 3 and sys.argv[3]:
-    text = re.sub(r"(?m)^games_per_iteration = \d+", f"games_per_iteration = {sys.argv[3]}", text)
-open(sys.argv[2], "w").write(text)
-EOF
-games=$(python3 -c "import re,sys;print(re.search(r'(?m)^games_per_iteration = (\d+)',open(sys.argv[1]).read()).group(1))" "$config")
-per_chunk=$(( games / 8 )); (( per_chunk < 1 )) && per_chunk=1; (( per_chunk > 64 )) && per_chunk=64
-chunks=$(( (games + per_chunk - 1) / per_chunk ))
-echo "config $config_in: $games games per iteration, $per_chunk per chunk, $chunks chunks; CPU: $(lscpu | sed -n 's/^Model name: *//p')"
+{
+  echo "extends = \"$(realpath "$config_in")\""
+  echo "iterations = 1"
+  echo "[evaluation]"
+  echo "matches = 0"
+  if [ -n "${GAMES:-}" ]; then
+    echo "[selfplay]"
+    echo "games_per_iteration = $GAMES"
+  fi
+} >"$config"
+cpu=$("$bin" bench --cpu)
 
-metric() { # FILE KEY: KEY of the last metrics line
-  python3 -c "import json,sys;print(json.loads(open(sys.argv[1]).read().splitlines()[-1])[sys.argv[2]])" "$1" "$2"
+metric() { # FILE KEY: the number KEY of the last metrics line
+  tail -n 1 "$1" | sed -n "s/.*\"$2\": *\([0-9.eE+-]*\).*/\1/p"
 }
 
-printf "%-6s %12s %12s %12s %14s\n" round "all games/s" "actor g/s" "chunks/s" "positions/s"
 for r in $(seq 1 "$rounds"); do
   # all
   $bin train --config "$config" --run "$work/all-$r" --quiet 2>"$work/all-$r.log"
-  all=$(python3 -c "import sys;print(float(sys.argv[1])/float(sys.argv[2]))" \
-    "$(metric "$work/all-$r/metrics.jsonl" selfplay_games)" "$(metric "$work/all-$r/metrics.jsonl" selfplay_s)")
+  if [ "$r" -eq 1 ]; then
+    # The iteration's games, as the run played them; the actor plays as many, in chunks of an
+    # eighth of an iteration (1 to 64 games, as brandubh-train cuts them).
+    games=$(metric "$work/all-$r/metrics.jsonl" selfplay_games)
+    per_chunk=$(( games / 8 )); (( per_chunk < 1 )) && per_chunk=1; (( per_chunk > 64 )) && per_chunk=64
+    chunks=$(( (games + per_chunk - 1) / per_chunk ))
+    echo "config $config_in: $games games per iteration, $per_chunk per chunk, $chunks chunks; CPU: $cpu"
+    printf "%-6s %12s %12s %12s %14s\n" round "all games/s" "actor g/s" "chunks/s" "positions/s"
+  fi
+  all=$(awk -v g="$(metric "$work/all-$r/metrics.jsonl" selfplay_games)" \
+    -v s="$(metric "$work/all-$r/metrics.jsonl" selfplay_s)" 'BEGIN { print g / s }')
 
   # actor: a learner publishes iteration 0 and is stopped; the actor plays alone.
   store="${STORE:-file://$work/store}-$r"
@@ -73,6 +80,6 @@ for r in $(seq 1 "$rounds"); do
   if [[ "$store" == file://* ]]; then m="$local_store/metrics.jsonl"; else
     m="$work/l2-$r/metrics.jsonl"; fi
   s=$(metric "$m" selfplay_s); p=$(metric "$m" positions)
-  read -r cps pps < <(python3 -c "import sys;s=float(sys.argv[1]);print(f'{int(sys.argv[2])/s:.0f} {int(sys.argv[3])/s:.0f}')" "$s" "$chunks" "$p")
+  read -r cps pps < <(awk -v s="$s" -v c="$chunks" -v p="$p" 'BEGIN { printf "%.0f %.0f\n", c / s, p / s }')
   printf "%-6s %12.2f %12.2f %12s %14s\n" "$r" "$all" "$actor" "$cps" "$pps"
 done

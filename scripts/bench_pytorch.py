@@ -15,7 +15,6 @@ alternating order, several rounds, and prints each round's ratio with their spre
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -31,24 +30,8 @@ MASKED_LOGIT = -1.0e9
 
 
 def cpu_name():
-    name, family, model = None, None, None
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                key, _, value = line.partition(":")
-                key, value = key.strip(), value.strip()
-                if key == "model name" and name is None:
-                    name = value
-                elif key == "cpu family" and family is None:
-                    family = value
-                elif key == "model" and model is None:
-                    model = value
-    except OSError:
-        pass
-    name = name or platform.processor() or "unknown CPU"
-    if family and model:
-        name += f" (family {family}, model {model})"
-    return f"{name}, {os.cpu_count()} logical CPUs"
+    """The CPU's name as `brandubh bench --cpu` gives it (the wrapper script sets it)."""
+    return os.environ.get("BRANDUBH_CPU") or "unknown CPU"
 
 
 class ConvBn(nn.Module):

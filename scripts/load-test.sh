@@ -12,5 +12,6 @@ clients="${2:-50}"
 seconds="${3:-30}"
 move_ms="${4:-50}"
 . scripts/lib.sh
-echo "== CPU: $(cpu_name), $(nproc) cores"
+brandubh_binary
+echo "== CPU: $(cpu_name)"
 cargo run --release --quiet --example load -- "$agent" "$clients" "$seconds" "$move_ms"

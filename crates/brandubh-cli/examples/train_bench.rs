@@ -23,12 +23,8 @@ use brandubh_net::Device;
 use brandubh_net::engine::{Engine, EngineKind};
 use brandubh_net::fast::SimdLevel;
 use brandubh_net::optimize::{BatchBuilder, Trainer};
-use brandubh_rules::{Game, Symmetry};
 use brandubh_run::config::RunConfig;
-use brandubh_search::Leaf;
 use brandubh_train::run;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -67,31 +63,14 @@ fn info(config: &RunConfig) -> anyhow::Result<()> {
 /// A batch of `n` positions from seeded random play with uniform policy targets, random
 /// results and (for a moves-left head) random plies to the end.
 fn batch(config: &RunConfig, n: usize) -> anyhow::Result<BatchBuilder> {
-    let mut rng = ChaCha8Rng::seed_from_u64(config.seed ^ 0x7a1);
-    let mut b = BatchBuilder::with_planes(run::net_config(config).planes());
-    while b.len() < n {
-        let mut g = Game::default();
-        let plies = rng.random_range(0..40);
-        g.random_playout(plies, |k| rng.random_range(0..k));
-        if g.is_over() {
-            continue;
-        }
-        let leaf = Leaf::from_game(&g);
-        let policy = vec![1.0 / leaf.moves.len() as f32; leaf.moves.len()];
-        let value = rng.random_range(-1.0f32..=1.0);
-        b.push_position(
-            &leaf.position,
-            leaf.repetitions,
-            &leaf.moves,
-            &policy,
-            value,
-            Symmetry::Identity,
-        )?;
-        if config.training.moves_left_loss_weight.is_some() {
-            b.push_plies_to_end(rng.random_range(0..60))?;
-        }
-    }
-    Ok(b)
+    let planes = run::net_config(config).planes();
+    let moves_left = config.training.moves_left_loss_weight.is_some();
+    Ok(BatchBuilder::synthetic(
+        planes,
+        n,
+        config.seed ^ 0x7a1,
+        moves_left,
+    )?)
 }
 
 /// CPU time of the calling thread (from `/proc/thread-self/schedstat`), where Linux tells

@@ -28,6 +28,7 @@ enum Command {
     Bench(cmd::bench::Args),
     Match(cmd::match_::Args),
     Ladder(cmd::ladder::Args),
+    Report(cmd::report::Args),
     Export(cmd::export::Args),
     Play(cmd::play::Args),
     Analyze(cmd::analyze::Args),
@@ -42,10 +43,11 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Perft(args) => cmd::perft::run(args),
         Command::Replay(args) => cmd::replay::run(args),
-        Command::Train(args) => cmd::train::run(args),
+        Command::Train(args) => train(args),
         Command::Bench(args) => cmd::bench::run(args),
         Command::Match(args) => cmd::match_::run(args),
         Command::Ladder(args) => cmd::ladder::run(args),
+        Command::Report(args) => cmd::report::run(args),
         Command::Export(args) => cmd::export::run(args),
         Command::Play(args) => cmd::play::run(args),
         Command::Analyze(args) => cmd::analyze::run(args),
@@ -57,25 +59,24 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) if out::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {}", one_line(&err));
+            // The contexts the binary adds, then the library error, which shows its own causes
+            // in its message: each once.
+            eprintln!("error: {}", brandubh_fs::error_line(err.as_ref()));
             ExitCode::FAILURE
         }
     }
 }
 
-/// The whole context chain on one line, outermost first: the contexts the binary adds, then
-/// the library error, which shows its own causes in its message and returns none from
-/// `source()`, so nothing prints twice. Line breaks inside a message (e.g. burn's reports)
-/// become `; `.
-fn one_line(err: &anyhow::Error) -> String {
-    let chain: Vec<String> = err.chain().map(ToString::to_string).collect();
-    chain
-        .join(": ")
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join("; ")
+/// `brandubh train`: the whole run in one process (`cmd::train`), or a learner or an actor
+/// of a run on a store (`cmd::remote`, which uses `cmd::train`'s arguments and progress bars).
+fn train(args: cmd::train::Args) -> anyhow::Result<ExitCode> {
+    use cmd::train::Role;
+    let (role, config) = args.role_and_config()?;
+    match role {
+        Role::All => cmd::train::run_all(&args, config),
+        Role::Learner => cmd::remote::learner(&args, config.as_ref()),
+        Role::Actor => cmd::remote::actor(&args, config.as_ref()),
+    }
 }
 
 /// Log lines (tracing) go to stderr; `RUST_LOG` overrides the default level `info`.

@@ -16,6 +16,34 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
+/// A progress bar counting `len` matches, with a message (`match`, `ladder`).
+pub fn matches_bar(len: u64) -> anyhow::Result<indicatif::ProgressBar> {
+    let bar = indicatif::ProgressBar::new(len);
+    let style = indicatif::ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} matches  {msg}  eta {eta}",
+    )
+    .map_err(|e| anyhow::anyhow!("progress bar template: {e}"))?;
+    bar.set_style(style);
+    Ok(bar)
+}
+
+/// Prints `value` as one line of JSON with `json` (`--json`), else as `text` writes it for
+/// people; flushes.
+pub fn print<T: serde::Serialize>(
+    json: bool,
+    value: &T,
+    text: impl FnOnce(&mut BufWriter<StdoutLock<'static>>, &T) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut w = stdout();
+    if json {
+        serde_json::to_writer(&mut w, value)?;
+        writeln!(w)?;
+    } else {
+        text(&mut w, value)?;
+    }
+    flush(&mut w)
+}
+
 /// Flushes `w`, turning an error into `anyhow`.
 pub fn flush(w: &mut impl Write) -> anyhow::Result<()> {
     w.flush()?;

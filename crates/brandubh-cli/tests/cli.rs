@@ -84,29 +84,23 @@ fn replay_reports_the_outcome_and_empty_legal_list() {
 
 #[test]
 fn replay_errors_name_the_input_and_ply_after_the_earlier_lines() {
-    let cases: [(&[&str], &str); 4] = [
+    // The arguments after `replay`, and what the error says.
+    let position = ["--position", "3K3/7/7/7/7/7/3A3 w"];
+    let cases: [(Vec<&str>, &str); 4] = [
+        (vec!["c4-c5", "d7-x9"], "ply 2: malformed move \"d7-x9\""),
+        (vec!["c4-c5", "d7-d5"], "ply 2: illegal move d7-d5"),
         (
-            &["replay", "c4-c5", "d7-x9"],
-            "ply 2: malformed move \"d7-x9\"",
-        ),
-        (&["replay", "c4-c5", "d7-d5"], "ply 2: illegal move d7-d5"),
-        (
-            &["replay", "c4-c5", "c5-c6"],
+            vec!["c4-c5", "c5-c6"],
             "ply 2: illegal move c5-c6: the piece on c5 is not yours",
         ),
         (
-            &[
-                "replay",
-                "--position",
-                "3K3/7/7/7/7/7/3A3 w",
-                "d7-a7",
-                "d1-d2",
-            ],
+            [&position[..], &["d7-a7", "d1-d2"]].concat(),
             "ply 2: illegal move d1-d2: the game is over",
         ),
     ];
-    for (args, msg) in cases {
-        let o = brandubh(args);
+    for (after, msg) in cases {
+        let args = [&["replay"][..], &after].concat();
+        let o = brandubh(&args);
         assert!(!o.status.success(), "{args:?}");
         assert_eq!(stdout_lines(&o).len(), 2, "{args:?}: plies 0 and 1 printed");
         let err = stderr(&o);

@@ -55,6 +55,15 @@ fn bench() {
         "--seconds",
         "0.02",
     ]);
+    ends_quietly(&["bench", "--cpu"]);
+}
+
+#[test]
+fn report() {
+    let kept = "docs/research/reports/v5-alphabeta-1s-xeon.json";
+    for table in ["opponents", "colours", "openings", "compare", "show"] {
+        ends_quietly(&["report", table, kept]);
+    }
 }
 
 #[test]

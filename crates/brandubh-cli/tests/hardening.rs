@@ -46,11 +46,37 @@ struct Bad {
     says: String,
 }
 
-fn bad(args: &[&str], says: &str) -> Bad {
-    Bad {
-        args: args.iter().map(|a| (*a).to_owned()).collect(),
-        says: says.to_owned(),
+/// Bad invocations written one a line, `ARGS => SAYS` (`#` starts a comment line): ARGS
+/// split at spaces, `'…'` quoting one argument (`''` an empty one, `\t` a tab in it); SAYS
+/// a piece of the message. `{NAME}` in either stands for the value `vars` gives NAME.
+fn parse_cases(text: &str, vars: &[(&str, &str)]) -> Vec<Bad> {
+    let fill = |t: &str| {
+        vars.iter().fold(t.to_owned(), |t, (name, value)| {
+            t.replace(&format!("{{{name}}}"), value)
+        })
+    };
+    let mut cases = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (args, says) = line.split_once("=>").expect("a case line has =>");
+        let mut words = Vec::new();
+        let mut rest = args.trim();
+        while !rest.is_empty() {
+            let (word, tail) = match rest.strip_prefix('\'') {
+                Some(quoted) => quoted.split_once('\'').expect("a closing quote"),
+                None => rest.split_once(' ').unwrap_or((rest, "")),
+            };
+            words.push(fill(word).replace("\\t", "\t"));
+            rest = tail.trim_start();
+        }
+        cases.push(Bad {
+            args: words,
+            says: fill(says.trim()),
+        });
     }
+    cases
 }
 
 /// Missing, malformed and out-of-range arguments of every subcommand: a non-zero exit, a
@@ -81,246 +107,152 @@ fn bad_invocations_of_every_subcommand_fail_with_a_usage_message() {
     let out = s(&tmp.path().join("out.agent")).to_owned();
     let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/brandubh-v1.agent");
     let shipped = s(&shipped);
-    let cases = [
-        // The command itself.
-        bad(&["frobnicate"], "unrecognized subcommand"),
-        bad(&["--bogus"], "unexpected argument"),
-        bad(&[], "Usage"),
-        // perft
-        bad(&["perft"], "<DEPTH>"),
-        bad(&["perft", "x"], "invalid value 'x'"),
-        bad(&["perft", "-1"], "unexpected argument '-1'"),
-        bad(&["perft", "13"], "not in 0..=12"),
-        bad(&["perft", "99999999999999999999"], "too large"),
-        bad(&["perft", "1", "2"], "unexpected argument '2'"),
-        bad(&["perft", "2", "--position"], "a value is required"),
-        bad(
-            &["perft", "2", "--position", ""],
-            "--position: invalid position",
-        ),
-        bad(
-            &["perft", "2", "--position", "7/7/7/7/7/7/7 w"],
-            "--position",
-        ),
-        bad(
-            &["perft", "2", "--position", "3K3/7/7/7/7/7/3A3 x"],
-            "--position",
-        ),
-        bad(&["perft", "1", "--divide=yes"], "unexpected value"),
-        // replay
-        bad(&["replay", "--position"], "a value is required"),
-        bad(
-            &["replay", "--position", "K6/7/7/7/7/7/7/7 w"],
-            "--position",
-        ),
-        bad(&["replay", "--bogus"], "unexpected argument"),
-        // train
-        bad(&["train"], "--config <FILE>"),
-        bad(&["train", "--config"], "a value is required"),
-        bad(
-            &["train", "--config", "/nonexistent/x.toml", "--run", &run],
-            "cannot read",
-        ),
-        bad(&["train", "--config", dir, "--run", &run], "cannot read"),
-        bad(&["train", "--config", binary, "--run", &run], binary),
-        bad(
-            &["train", "--config", out_of_range, "--run", &run],
-            "search.simulations",
-        ),
-        bad(
-            &["train", "--config", unknown_key, "--run", &run],
-            "did you mean",
-        ),
-        bad(
-            &["train", "--config", tiny, "--iterations", "0"],
-            "--iterations",
-        ),
-        bad(
-            &["train", "--config", tiny, "--iterations", "x"],
-            "--iterations",
-        ),
-        bad(
-            &["train", "--config", tiny, "--iterations", "-3"],
-            "unexpected argument",
-        ),
-        bad(
-            &["train", "--config", tiny, "--iterations", "4294967296"],
-            "--iterations",
-        ),
-        bad(&["train", "--config", tiny, "--run"], "a value is required"),
-        bad(&["train", "--config", tiny, "--run", file], file),
-        bad(
-            &["train", "--config", tiny, "--run", under_file],
-            under_file,
-        ),
-        bad(
-            &["train", "--config", tiny, "--quiet=no"],
-            "unexpected value",
-        ),
-        // bench
-        bad(&["bench", "--config", "/nonexistent/x.toml"], "cannot read"),
-        bad(&["bench", "--config", out_of_range], "search.simulations"),
-        bad(&["bench", "--config", tiny, "--games", "0"], "--games"),
-        bad(&["bench", "--config", tiny, "--games", "100001"], "--games"),
-        bad(&["bench", "--config", tiny, "--games", "many"], "--games"),
-        bad(&["bench", "--config", tiny, "--seconds", "0"], "--seconds"),
-        bad(
-            &["bench", "--config", tiny, "--seconds", "-1"],
-            "unexpected argument",
-        ),
-        bad(&["bench", "--config", tiny, "--seconds=-1"], "--seconds"),
-        bad(
-            &["bench", "--config", tiny, "--seconds", "NaN"],
-            "--seconds",
-        ),
-        bad(
-            &["bench", "--config", tiny, "--seconds", "inf"],
-            "--seconds",
-        ),
-        bad(
-            &["bench", "--config", tiny, "--seconds", "601"],
-            "--seconds",
-        ),
-        bad(
-            &["bench", "--config", tiny, "--seconds", "soon"],
-            "--seconds",
-        ),
-        // match
-        bad(&["match"], "<A>"),
-        bad(&["match", "random"], "<B>"),
-        bad(
-            &["match", "random", "greedy", "extra"],
-            "unexpected argument",
-        ),
-        bad(&["match", "", "random"], "empty spec"),
-        bad(&["match", "random", "mcts:0"], "simulations must be"),
-        bad(
-            &["match", "random", "mcts:99999999999999"],
-            "simulations must be",
-        ),
-        bad(&["match", "alphabeta:0", "random"], "depth must be"),
-        bad(&["match", "alphabeta:2h", "random"], "alphabeta"),
-        bad(&["match", "random", "greedy:3"], "takes no argument"),
-        bad(&["match", "random", "mcts:8@sims=4@sims=4"], "mcts"),
-        bad(&["match", "random", "ckpt:"], "ckpt"),
-        bad(&["match", "random", "run:"], "run"),
-        bad(
-            &["match", "random", "ckpt:/nonexistent/iter-000001"],
-            "no such checkpoint",
-        ),
-        bad(&["match", "random", &format!("run:{file}")], file),
-        bad(
-            &["match", "random", "greedy", "--matches", "0"],
-            "--matches",
-        ),
-        bad(
-            &["match", "random", "greedy", "--matches", "1000001"],
-            "--matches",
-        ),
-        bad(
-            &["match", "random", "greedy", "--threads", "5000"],
-            "--threads",
-        ),
-        bad(
-            &["match", "random", "greedy", "--seed", "-1"],
-            "unexpected argument",
-        ),
-        bad(&["match", "random", "greedy", "--seed", "1.5"], "--seed"),
-        bad(
-            &["match", "random", "greedy", "--ply-cap", "0"],
-            "--ply-cap",
-        ),
-        bad(
-            &["match", "random", "greedy", "--ply-cap", "10001"],
-            "--ply-cap",
-        ),
-        // ladder
-        bad(&["ladder"], "<RUN>"),
-        bad(&["ladder", "/nonexistent/run"], "not a directory"),
-        bad(&["ladder", file], "not a directory"),
-        bad(&["ladder", dir], "no checkpoints"),
-        bad(
-            &["ladder", dir, "--baselines", "random,mcts:"],
-            "--baselines",
-        ),
-        bad(&["ladder", dir, "--baselines", "random,bogus"], "bogus"),
-        bad(&["ladder", dir, "--matches", "0"], "--matches"),
-        bad(&["ladder", dir, "--neighbours", "101"], "--neighbours"),
-        bad(&["ladder", dir, "--sims", "0"], "--sims"),
-        bad(&["ladder", dir, "--algo", "bogus"], "--algo"),
-        bad(&["ladder", dir, "--threads", "-1"], "unexpected argument"),
-        bad(&["ladder", dir, "--seed", "x"], "--seed"),
-        bad(&["ladder", dir, "--ply-cap", "0"], "--ply-cap"),
-        // export
-        bad(&["export"], "RUN_DIR|CHECKPOINT"),
-        bad(&["export", dir], "--out <FILE>"),
-        bad(
-            &["export", "/nonexistent/run", "--out", &out],
-            "/nonexistent/run",
-        ),
-        bad(&["export", dir, "--out", &out], "no checkpoints"),
-        bad(&["export", dir, "--out", file], "must end in .agent"),
-        bad(&["export", dir, "--out", &out, "--sims", "0"], "--sims"),
-        bad(&["export", dir, "--out", &out, "--algo", "bogus"], "--algo"),
-        bad(&["export", dir, "--out", &out, "--name", ""], "--name"),
-        bad(&["export", dir, "--out", &out, "--name", "a\tb"], "--name"),
-        // play (stdin is empty: a game that starts ends at once)
-        bad(&["play", "--agent"], "a value is required"),
-        bad(
-            &["play", "--agent", "/nonexistent/x.agent"],
-            "/nonexistent/x.agent",
-        ),
-        bad(&["play", "--agent", file], "not a brandubh agent file"),
-        bad(&["play", "--agent", dir], dir),
-        bad(&["play", "--agent", shipped, "--side", "red"], "--side"),
-        bad(&["play", "--agent", shipped, "--sims", "0"], "--sims"),
-        bad(&["play", "--agent", shipped, "--time", "0"], "--time"),
-        bad(&["play", "--agent", shipped, "--time", "NaN"], "--time"),
-        bad(&["play", "--agent", shipped, "--time", "3601"], "--time"),
-        bad(
-            &["play", "--agent", shipped, "--sims", "1", "--time", "1"],
-            "cannot be used",
-        ),
-        bad(&["play", "--agent", shipped, "--seed", "x"], "--seed"),
-        bad(
-            &["play", "--agent", shipped, "--position", "K/7 w"],
-            "--position",
-        ),
-        bad(
-            &["play", "--agent", shipped, "extra"],
-            "unexpected argument",
-        ),
-        // analyze
-        bad(
-            &["analyze", "--agent", "/nonexistent/x.agent"],
-            "/nonexistent/x.agent",
-        ),
-        bad(&["analyze", "--agent", file], "not a brandubh agent file"),
-        bad(&["analyze", "--agent", shipped, "--top", "0"], "--top"),
-        bad(&["analyze", "--agent", shipped, "--top", "201"], "--top"),
-        bad(&["analyze", "--agent", shipped, "--sims", "0"], "--sims"),
-        bad(
-            &["analyze", "--agent", shipped, "--sims", "1000001"],
-            "--sims",
-        ),
-        bad(
-            &["analyze", "--agent", shipped, "--position", "7/7 b"],
-            "--position",
-        ),
-        bad(&["analyze", "--agent", shipped, "zz"], "zz"),
-        bad(&["analyze", "--agent", shipped, "d4-d5"], "d4-d5"),
-        bad(
-            &[
-                "analyze",
-                "--agent",
-                shipped,
-                "--position",
-                "3K3/7/7/7/7/7/3A3 w",
-                "d7-a7",
-            ],
-            "over",
-        ),
+    let vars = [
+        ("tiny", tiny),
+        ("dir", dir),
+        ("file", file),
+        ("under_file", under_file),
+        ("binary", binary),
+        ("out_of_range", out_of_range),
+        ("unknown_key", unknown_key),
+        ("run", &run),
+        ("out", &out),
+        ("shipped", shipped),
     ];
+    let cases = parse_cases(
+        r"
+        # The command itself.
+        frobnicate => unrecognized subcommand
+        --bogus => unexpected argument
+         => Usage
+        # perft
+        perft => <DEPTH>
+        perft x => invalid value 'x'
+        perft -1 => unexpected argument '-1'
+        perft 13 => not in 0..=12
+        perft 99999999999999999999 => too large
+        perft 1 2 => unexpected argument '2'
+        perft 2 --position => a value is required
+        perft 2 --position '' => --position: invalid position
+        perft 2 --position '7/7/7/7/7/7/7 w' => --position
+        perft 2 --position '3K3/7/7/7/7/7/3A3 x' => --position
+        perft 1 --divide=yes => unexpected value
+        # replay
+        replay --position => a value is required
+        replay --position 'K6/7/7/7/7/7/7/7 w' => --position
+        replay --bogus => unexpected argument
+        # train
+        train => --config <FILE>
+        train --config => a value is required
+        train --config /nonexistent/x.toml --run {run} => cannot read
+        train --config {dir} --run {run} => cannot read
+        train --config {binary} --run {run} => {binary}
+        train --config {out_of_range} --run {run} => search.simulations
+        train --config {unknown_key} --run {run} => did you mean
+        train --config {tiny} --iterations 0 => --iterations
+        train --config {tiny} --iterations x => --iterations
+        train --config {tiny} --iterations -3 => unexpected argument
+        train --config {tiny} --iterations 4294967296 => --iterations
+        train --config {tiny} --run => a value is required
+        train --config {tiny} --run {file} => {file}
+        train --config {tiny} --run {under_file} => {under_file}
+        train --config {tiny} --quiet=no => unexpected value
+        # bench
+        bench --config /nonexistent/x.toml => cannot read
+        bench --config {out_of_range} => search.simulations
+        bench --config {tiny} --games 0 => --games
+        bench --config {tiny} --games 100001 => --games
+        bench --config {tiny} --games many => --games
+        bench --config {tiny} --seconds 0 => --seconds
+        bench --config {tiny} --seconds -1 => unexpected argument
+        bench --config {tiny} --seconds=-1 => --seconds
+        bench --config {tiny} --seconds NaN => --seconds
+        bench --config {tiny} --seconds inf => --seconds
+        bench --config {tiny} --seconds 601 => --seconds
+        bench --config {tiny} --seconds soon => --seconds
+        # match
+        match => <A>
+        match random => <B>
+        match random greedy extra => unexpected argument
+        match '' random => empty spec
+        match random mcts:0 => simulations must be
+        match random mcts:99999999999999 => simulations must be
+        match alphabeta:0 random => depth must be
+        match alphabeta:2h random => alphabeta
+        match random greedy:3 => takes no argument
+        match random mcts:8@sims=4@sims=4 => mcts
+        match random ckpt: => ckpt
+        match random run: => run
+        match random ckpt:/nonexistent/iter-000001 => no such checkpoint
+        match random run:{file} => {file}
+        match random greedy --matches 0 => --matches
+        match random greedy --matches 1000001 => --matches
+        match random greedy --threads 5000 => --threads
+        match random greedy --seed -1 => unexpected argument
+        match random greedy --seed 1.5 => --seed
+        match random greedy --ply-cap 0 => --ply-cap
+        match random greedy --ply-cap 10001 => --ply-cap
+        # ladder
+        ladder => <RUN>
+        ladder /nonexistent/run => not a directory
+        ladder {file} => not a directory
+        ladder {dir} => no checkpoints
+        ladder {dir} --baselines random,mcts: => --baselines
+        ladder {dir} --baselines random,bogus => bogus
+        ladder {dir} --matches 0 => --matches
+        ladder {dir} --neighbours 101 => --neighbours
+        ladder {dir} --sims 0 => --sims
+        ladder {dir} --algo bogus => --algo
+        ladder {dir} --threads -1 => unexpected argument
+        ladder {dir} --seed x => --seed
+        ladder {dir} --ply-cap 0 => --ply-cap
+        # export
+        export => RUN_DIR|CHECKPOINT
+        export {dir} => --out <FILE>
+        export /nonexistent/run --out {out} => /nonexistent/run
+        export {dir} --out {out} => no checkpoints
+        export {dir} --out {file} => must end in .agent
+        export {dir} --out {out} --sims 0 => --sims
+        export {dir} --out {out} --algo bogus => --algo
+        export {dir} --out {out} --name '' => --name
+        export {dir} --out {out} --name 'a\tb' => --name
+        # play (stdin is empty: a game that starts ends at once)
+        play --agent => a value is required
+        play --agent /nonexistent/x.agent => /nonexistent/x.agent
+        play --agent {file} => not a brandubh agent file
+        play --agent {dir} => {dir}
+        play --agent {shipped} --side red => --side
+        play --agent {shipped} --sims 0 => --sims
+        play --agent {shipped} --time 0 => --time
+        play --agent {shipped} --time NaN => --time
+        play --agent {shipped} --time 3601 => --time
+        play --agent {shipped} --sims 1 --time 1 => cannot be used
+        play --agent {shipped} --seed x => --seed
+        play --agent {shipped} --position 'K/7 w' => --position
+        play --agent {shipped} extra => unexpected argument
+        # analyze
+        analyze --agent /nonexistent/x.agent => /nonexistent/x.agent
+        analyze --agent {file} => not a brandubh agent file
+        analyze --agent {shipped} --top 0 => --top
+        analyze --agent {shipped} --top 201 => --top
+        analyze --agent {shipped} --sims 0 => --sims
+        analyze --agent {shipped} --sims 1000001 => --sims
+        analyze --agent {shipped} --position '7/7 b' => --position
+        analyze --agent {shipped} zz => zz
+        analyze --agent {shipped} d4-d5 => d4-d5
+        analyze --agent {shipped} --position '3K3/7/7/7/7/7/3A3 w' d7-a7 => over
+        # report
+        report => Usage
+        report opponents => REPORT.json
+        report tables {file} => unrecognized subcommand
+        report opponents /nonexistent/r.json => /nonexistent/r.json
+        report colours {file} => not a `brandubh match --json` report
+        report openings {dir} => {dir}
+        report compare {binary} => {binary}
+        ",
+        &vars,
+    );
+    assert!(cases.len() > 100, "{} cases parsed", cases.len());
     let mut failures = Vec::new();
     for case in &cases {
         let args: Vec<&str> = case.args.iter().map(String::as_str).collect();

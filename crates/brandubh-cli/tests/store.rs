@@ -824,21 +824,7 @@ fn status_reads_a_directory_run_without_writing() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
     let run = dir.to_str().unwrap();
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let o = bin()
-        .args([
-            "train",
-            "--config",
-            "configs/tiny.toml",
-            "--run",
-            run,
-            "--quiet",
-            "--iterations",
-            "1",
-        ])
-        .current_dir(&repo)
-        .output()
-        .unwrap();
+    let o = common::train_tiny(run, &["--iterations", "1"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let before = snapshot(&dir);
     let o = bin().args(["status", "--run", run]).output().unwrap();

@@ -17,19 +17,11 @@ fn train_tiny_runs_and_continues() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
     let run = dir.to_str().unwrap();
-    let train = [
-        "train",
-        "--config",
-        "configs/tiny.toml",
-        "--run",
-        run,
-        "--quiet",
-    ];
-    let o = brandubh(&[&train[..], &["--iterations", "1"]].concat());
+    let o = common::train_tiny(run, &["--iterations", "1"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     assert!(err.contains("iteration 1:"), "{err}");
-    let o = brandubh(&train);
+    let o = common::train_tiny(run, &[]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     assert!(

@@ -14,13 +14,16 @@ use brandubh_net::{FastNet, NetEvaluator};
 use brandubh_run::RunDir;
 use brandubh_run::config::RunConfig;
 use brandubh_search::{
-    Algorithm, AlphaBetaConfig, AlphaBetaPlayer, Evaluator, GreedyPlayer, MctsPlayer, Player,
-    RandomPlayer, RolloutEvaluator, SearchSettings, SettingError,
+    AlphaBetaConfig, AlphaBetaPlayer, Evaluator, GreedyPlayer, MctsPlayer, Player, RandomPlayer,
+    RolloutEvaluator, SearchSettings, SettingError,
 };
 
 use crate::error::EvalError;
 use crate::seeds::mix;
 use crate::spec::{AgentSpec, AlphaBetaLimit, NetSource};
+
+/// The ply cap of evaluation games unless set otherwise.
+pub const DEFAULT_PLY_CAP: u32 = 200;
 
 /// Makes players for games. Implemented by [`Entrant`]; a caller with its own kind of player
 /// (e.g. the training loop with a network still in memory) can implement it too.
@@ -49,24 +52,18 @@ pub struct Entrant {
 
 #[derive(Clone, Debug)]
 enum Kind {
-    Random,
-    Greedy,
-    Mcts {
-        simulations: u32,
-        algorithm: Algorithm,
-        rollout_plies: u32,
-    },
-    AlphaBeta(AlphaBetaLimit),
+    /// `random`, `greedy`, `mcts:N` and `alphabeta:…`: nothing to load, players are made
+    /// from the spec itself.
+    Plain(AgentSpec),
     Net {
         net: Arc<FastNet>,
         settings: SearchSettings,
         checkpoint: Option<Box<Checkpoint>>,
     },
+    /// An agent file, loaded; its spec (`AgentSpec::File`) holds the budget and reuse.
     File {
         agent: Arc<brandubh_agent::Agent>,
-        simulations: Option<u32>,
-        time: Option<std::time::Duration>,
-        reuse: bool,
+        spec: AgentSpec,
     },
 }
 
@@ -86,26 +83,11 @@ impl Entrant {
     /// run, or the one named). Errors name the spec or the file.
     pub fn prepare(spec: &AgentSpec) -> Result<Entrant, EvalError> {
         let kind = match spec {
-            AgentSpec::Random => Kind::Random,
-            AgentSpec::Greedy => Kind::Greedy,
-            AgentSpec::Mcts {
-                simulations,
-                algorithm,
-                rollout_plies,
-            } => Kind::Mcts {
-                simulations: *simulations,
-                algorithm: *algorithm,
-                rollout_plies: *rollout_plies,
-            },
-            AgentSpec::AlphaBeta(limit) => Kind::AlphaBeta(*limit),
-            AgentSpec::Net {
-                source,
-                simulations,
-                algorithm,
-                solver,
-                prove,
-                verify,
-            } => {
+            AgentSpec::Random
+            | AgentSpec::Greedy
+            | AgentSpec::Mcts { .. }
+            | AgentSpec::AlphaBeta(_) => Kind::Plain(spec.clone()),
+            AgentSpec::Net { source, .. } => {
                 let in_spec = |e: EvalError| EvalError::AgentConfig {
                     agent: spec.to_string(),
                     cause: e.to_string(),
@@ -119,19 +101,7 @@ impl Entrant {
                 };
                 let (net, checkpoint) = load_checkpoint(&stem).map_err(in_spec)?;
                 let mut settings = run_search_settings(run.as_ref()).map_err(in_spec)?;
-                settings.simulations = *simulations;
-                if let Some(algorithm) = algorithm {
-                    settings.algorithm = *algorithm;
-                }
-                if let Some(solver) = solver {
-                    settings.solver = Some(*solver);
-                }
-                if let Some(plies) = prove {
-                    settings.root_proof_plies = *plies;
-                }
-                if let Some(plies) = verify {
-                    settings.verify_plies = *plies;
-                }
+                spec.set_net_options(&mut settings);
                 Kind::Net {
                     net,
                     settings,
@@ -141,17 +111,13 @@ impl Entrant {
             // The file's errors name it.
             AgentSpec::File {
                 path,
-                simulations,
-                time,
-                reuse,
                 solver,
                 prove,
                 verify,
+                ..
             } => Kind::File {
                 agent: Arc::new(load_agent_file(path, *solver, *prove, *verify)?),
-                simulations: *simulations,
-                time: *time,
-                reuse: *reuse,
+                spec: spec.clone(),
             },
         };
         let agent = Entrant {
@@ -159,7 +125,7 @@ impl Entrant {
             kind,
         };
         // Surface bad settings now, not in the middle of a match.
-        agent.player(0, crate::runner::DEFAULT_PLY_CAP)?;
+        agent.player(0, DEFAULT_PLY_CAP)?;
         Ok(agent)
     }
 
@@ -232,13 +198,13 @@ impl PlayerFactory for Entrant {
         };
         let search = |settings: &SearchSettings| settings.play_config(Some(ply_cap)).map_err(bad);
         Ok(match &self.kind {
-            Kind::Random => Box::new(RandomPlayer::new(seed)),
-            Kind::Greedy => Box::new(GreedyPlayer::new(seed)),
-            Kind::Mcts {
+            Kind::Plain(AgentSpec::Random) => Box::new(RandomPlayer::new(seed)),
+            Kind::Plain(AgentSpec::Greedy) => Box::new(GreedyPlayer::new(seed)),
+            Kind::Plain(AgentSpec::Mcts {
                 simulations,
                 algorithm,
                 rollout_plies,
-            } => Box::new(
+            }) => Box::new(
                 MctsPlayer::new(
                     RolloutEvaluator::new(mix(seed, &[1]), *rollout_plies),
                     search(&SearchSettings::new(*algorithm, *simulations))?,
@@ -246,7 +212,7 @@ impl PlayerFactory for Entrant {
                 )
                 .map_err(bad)?,
             ),
-            Kind::AlphaBeta(limit) => {
+            Kind::Plain(AgentSpec::AlphaBeta(limit)) => {
                 let (max_depth, time_limit) = match limit {
                     AlphaBetaLimit::Depth(d) => (*d, None),
                     AlphaBetaLimit::Time(t) => (64, Some(*t)),
@@ -266,37 +232,46 @@ impl PlayerFactory for Entrant {
             ),
             Kind::File {
                 agent,
-                simulations,
-                time: None,
-                reuse: true,
-            } => Box::new(
-                agent
-                    .player_with(*simulations, Some(ply_cap), seed)
-                    .map_err(|e| EvalError::AgentConfig {
-                        agent: self.name.clone(),
-                        cause: e.to_string(),
-                    })?,
-            ),
-            Kind::File {
-                agent,
-                simulations,
-                time,
-                reuse,
+                spec:
+                    AgentSpec::File {
+                        simulations,
+                        time,
+                        reuse,
+                        ..
+                    },
             } => {
-                let budget = match (time, simulations) {
-                    (Some(t), _) => brandubh_agent::Budget::Time(*t),
-                    (None, Some(n)) => brandubh_agent::Budget::Simulations(*n),
-                    (None, None) => {
-                        brandubh_agent::Budget::Simulations(agent.meta().search.simulations)
-                    }
-                };
-                let mut thinker = agent.thinker(seed).map_err(|e| EvalError::AgentConfig {
+                let in_agent = |e: brandubh_agent::AgentError| EvalError::AgentConfig {
                     agent: self.name.clone(),
                     cause: e.to_string(),
-                })?;
-                thinker.set_reuse(*reuse);
-                thinker.set_ply_cap(Some(ply_cap));
-                Box::new(brandubh_agent::ThinkerPlayer::new(thinker, budget))
+                };
+                if time.is_none() && *reuse {
+                    Box::new(
+                        agent
+                            .player_with(*simulations, Some(ply_cap), seed)
+                            .map_err(in_agent)?,
+                    )
+                } else {
+                    let budget = match (time, simulations) {
+                        (Some(t), _) => brandubh_agent::Budget::Time(*t),
+                        (None, Some(n)) => brandubh_agent::Budget::Simulations(*n),
+                        (None, None) => {
+                            brandubh_agent::Budget::Simulations(agent.meta().search.simulations)
+                        }
+                    };
+                    let mut thinker = agent.thinker(seed).map_err(in_agent)?;
+                    thinker.set_reuse(*reuse);
+                    thinker.set_ply_cap(Some(ply_cap));
+                    Box::new(brandubh_agent::ThinkerPlayer::new(thinker, budget))
+                }
+            }
+            // `prepare` makes a plain kind of the four specs above only, and a file kind of
+            // file specs.
+            Kind::Plain(spec @ (AgentSpec::Net { .. } | AgentSpec::File { .. }))
+            | Kind::File { spec, .. } => {
+                return Err(EvalError::AgentConfig {
+                    agent: self.name.clone(),
+                    cause: format!("{spec} is not prepared (Entrant::prepare loads it)"),
+                });
             }
         })
     }

@@ -140,6 +140,9 @@ pub struct LadderReport {
     pub ratings_file: PathBuf,
     /// The plot, if drawn.
     pub plot_file: Option<PathBuf>,
+    /// The machine this call played its matches on ([`brandubh_fs::cpu_description`]).
+    #[serde(default)]
+    pub cpu: String,
 }
 
 impl LadderReport {
@@ -284,6 +287,7 @@ pub fn ladder(
         games_file: store.file,
         ratings_file: run.ladder_ratings(),
         plot_file,
+        cpu: brandubh_fs::cpu_description(),
     };
     let json =
         serde_json::to_vec_pretty(&report).map_err(|e| EvalError::io(&report.ratings_file, e))?;

@@ -5,10 +5,12 @@
 //! - [`agent`]: [`Entrant::prepare`] loads what a spec needs once (checkpoint weights) and
 //!   then makes a fresh seeded player per game ([`PlayerFactory`]);
 //! - [`openings`]: a deterministic, seeded stream of balanced openings;
+//! - [`game`]: one game of a match, its seeded players and its record;
 //! - [`scoring`]: two-game matches scored exactly as RULES.md, "Matches";
 //! - [`runner`]: [`run_matches`] plays N matches in parallel into a [`MatchReport`]
 //!   (record, game counts by colour, mean length, Elo with a 95 % interval; JSON with
 //!   serde);
+//! - [`report`](mod@report): tables over saved match reports (`brandubh report`);
 //! - [`sprt`]: sequential probability ratio tests over matches ([`run_sprt`] plays until
 //!   one decides);
 //! - [`elo`]: the Elo curve, Wilson intervals and a maximum-likelihood Bradley–Terry fit
@@ -39,9 +41,11 @@
 pub mod agent;
 pub mod elo;
 mod error;
+pub mod game;
 pub mod ladder;
 pub mod openings;
 pub mod plot;
+pub mod report;
 pub mod runner;
 pub mod scoring;
 pub mod seeds;

@@ -10,21 +10,19 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::time::Instant;
 
-use brandubh_rules::{Game, Reason, Side};
-use brandubh_search::Player;
+use brandubh_rules::Reason;
 use serde::{Deserialize, Serialize};
 
+pub use crate::agent::DEFAULT_PLY_CAP;
 use crate::agent::PlayerFactory;
 use crate::elo::EloInterval;
 use crate::error::EvalError;
+pub use crate::game::{PlayedGame, play_match_game, player_seed};
 use crate::openings::{Opening, OpeningConfig, Openings};
 use crate::scoring::{Contestant, MatchGame, MatchResult, score_match};
-use crate::seeds::mix;
 use crate::sprt::{Sprt, SprtReport};
 use crate::table::{self, GameTask, Series};
 
-/// The ply cap of evaluation games unless set otherwise.
-pub const DEFAULT_PLY_CAP: u32 = 200;
 /// Most matches one call may play.
 pub const MAX_MATCHES: u32 = 1_000_000;
 /// Highest ply cap.
@@ -105,40 +103,6 @@ pub struct MatchRecord {
     /// written before the moves were kept.
     #[serde(default)]
     pub moves: [String; 2],
-}
-
-/// One finished game: its record and its moves.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlayedGame {
-    /// Who won, why, after how many plies.
-    pub record: MatchGame,
-    /// The moves from the start position, opening included, space-separated.
-    pub moves: String,
-}
-
-impl PlayedGame {
-    /// The record of `game`, a game from `white_is`'s view, finished or stopped at the cap.
-    pub(crate) fn of(game: &Game, white_is: Contestant) -> PlayedGame {
-        let plies = game.ply() as u32;
-        let record = match game.outcome() {
-            Some(o) => {
-                let winner = if o.winner == Side::White {
-                    white_is
-                } else {
-                    white_is.other()
-                };
-                MatchGame::won(white_is, winner, o.reason, plies)
-            }
-            None => MatchGame::capped(white_is, plies),
-        };
-        let moves = game
-            .moves()
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(" ");
-        PlayedGame { record, moves }
-    }
 }
 
 /// Wins, draws and losses, from one contestant's view.
@@ -250,6 +214,21 @@ impl WinsBy {
     }
 }
 
+impl std::ops::Add for WinsBy {
+    type Output = WinsBy;
+
+    /// Both counts, reason by reason (e.g. White's wins of both players).
+    fn add(self, other: WinsBy) -> WinsBy {
+        WinsBy {
+            king_escaped: self.king_escaped + other.king_escaped,
+            king_captured: self.king_captured + other.king_captured,
+            encirclement: self.encirclement + other.encirclement,
+            repetition: self.repetition + other.repetition,
+            no_moves: self.no_moves + other.no_moves,
+        }
+    }
+}
+
 impl fmt::Display for WinsBy {
     /// `escape 40, repetition 3`: the reasons that occurred, or `none`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -325,6 +304,10 @@ pub struct MatchReport {
     pub elo: EloInterval,
     /// Wall time, in seconds.
     pub seconds: f64,
+    /// The machine the matches were played on ([`brandubh_fs::cpu_description`]); empty
+    /// where unknown (a report summed from stored games, or written before it was kept).
+    #[serde(default)]
+    pub cpu: String,
     /// The sequential test that decided when to stop (`brandubh match --sprt`), if one did;
     /// `match_records` then holds the matches it counted. Absent from the JSON otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -379,6 +362,7 @@ impl MatchReport {
             },
             elo: EloInterval::from_score(game_score, f64::from(n)),
             seconds,
+            cpu: String::new(),
             sprt: None,
             match_records,
         }
@@ -479,69 +463,6 @@ pub struct Progress {
     /// With a sequential test: its log-likelihood ratio after the matches counted so far
     /// (`done` of them, in index order).
     pub llr: Option<f64>,
-}
-
-/// Plays one game from `opening` between `white` and `black`, stopping at `ply_cap`.
-/// `white_is` says which contestant plays White. Returns the game record, or who failed at
-/// which ply, with the error.
-fn play_game(
-    white: &mut dyn Player,
-    black: &mut dyn Player,
-    white_is: Contestant,
-    opening: &Opening,
-    ply_cap: u32,
-) -> Result<PlayedGame, (Contestant, usize, String)> {
-    let mut game = opening
-        .game()
-        .map_err(|e| (white_is, 0, format!("opening {opening}: {e}")))?;
-    while !game.is_over() && game.ply() < ply_cap as usize {
-        let (chosen, who) = match game.side_to_move() {
-            Side::White => (white.choose(&game), white_is),
-            Side::Black => (black.choose(&game), white_is.other()),
-        };
-        let mv = chosen.map_err(|e| (who, game.ply(), e.to_string()))?;
-        game.play(mv)
-            .map_err(|e| (who, game.ply(), format!("chose an illegal move: {e}")))?;
-    }
-    Ok(PlayedGame::of(&game, white_is))
-}
-
-/// The seed of `who`'s player in game `game` (0 or 1) of match `index`.
-#[must_use]
-pub fn player_seed(seed: u64, index: u32, game: u32, who: Contestant) -> u64 {
-    mix(
-        seed,
-        &[u64::from(index), u64::from(game), who.index() as u64],
-    )
-}
-
-/// Plays game `game` (0: A is White, 1: B is White) of match `index` from `opening`.
-pub fn play_match_game(
-    a: &dyn PlayerFactory,
-    b: &dyn PlayerFactory,
-    index: u32,
-    game: u32,
-    opening: &Opening,
-    seed: u64,
-    ply_cap: u32,
-) -> Result<PlayedGame, EvalError> {
-    let mut pa = a.player(player_seed(seed, index, game, Contestant::A), ply_cap)?;
-    let mut pb = b.player(player_seed(seed, index, game, Contestant::B), ply_cap)?;
-    let result = if game == 0 {
-        play_game(&mut *pa, &mut *pb, Contestant::A, opening, ply_cap)
-    } else {
-        play_game(&mut *pb, &mut *pa, Contestant::B, opening, ply_cap)
-    };
-    result.map_err(|(who, ply, cause)| EvalError::Player {
-        agent: match who {
-            Contestant::A => a.name(),
-            Contestant::B => b.name(),
-        },
-        index,
-        game: game + 1,
-        ply,
-        cause,
-    })
 }
 
 /// Feeds the results of a series to a sequential test in match-index order only: a match
@@ -858,6 +779,7 @@ fn play_and_report(
         records,
         started.elapsed().as_secs_f64(),
     );
+    report.cpu = brandubh_fs::cpu_description();
     if let (Some(t), Some((_, record))) = (sprt, counted) {
         report.sprt = Some(t.report(&record, past));
     }

@@ -168,50 +168,39 @@ mod tests {
         MatchGame::won(white, winner, R, plies)
     }
 
+    /// Asserts the result of each match: (first game, second game, result).
+    fn scores(matches: &[(MatchGame, MatchGame, MatchResult)]) {
+        for (first, second, result) in matches {
+            assert_eq!(score_match(first, second), *result, "{first:?}, {second:?}");
+        }
+    }
+
     #[test]
     fn both_games_won_by_one_player_win_the_match() {
-        assert_eq!(
-            score_match(&won(A, A, 30), &won(B, A, 80)),
-            MatchResult::AWins
-        );
-        assert_eq!(
-            score_match(&won(A, B, 90), &won(B, B, 12)),
-            MatchResult::BWins
-        );
+        scores(&[
+            (won(A, A, 30), won(B, A, 80), MatchResult::AWins),
+            (won(A, B, 90), won(B, B, 12), MatchResult::BWins),
+        ]);
     }
 
     #[test]
     fn one_win_each_goes_to_the_shorter_win() {
-        // A wins game 1 (as White) in 20 plies, B wins game 2 (as White) in 40.
-        assert_eq!(
-            score_match(&won(A, A, 20), &won(B, B, 40)),
-            MatchResult::AWins
-        );
-        // B wins game 1 (as Black) in 50 plies, A wins game 2 (as Black) in 31.
-        assert_eq!(
-            score_match(&won(A, B, 50), &won(B, A, 31)),
-            MatchResult::AWins
-        );
-        assert_eq!(
-            score_match(&won(A, A, 41), &won(B, B, 40)),
-            MatchResult::BWins
-        );
-        assert_eq!(
-            score_match(&won(A, B, 7), &won(B, A, 8)),
-            MatchResult::BWins
-        );
+        scores(&[
+            // A wins game 1 (as White) in 20 plies, B wins game 2 (as White) in 40.
+            (won(A, A, 20), won(B, B, 40), MatchResult::AWins),
+            // B wins game 1 (as Black) in 50 plies, A wins game 2 (as Black) in 31.
+            (won(A, B, 50), won(B, A, 31), MatchResult::AWins),
+            (won(A, A, 41), won(B, B, 40), MatchResult::BWins),
+            (won(A, B, 7), won(B, A, 8), MatchResult::BWins),
+        ]);
     }
 
     #[test]
     fn one_win_each_in_equal_plies_is_a_draw() {
-        assert_eq!(
-            score_match(&won(A, A, 33), &won(B, B, 33)),
-            MatchResult::Draw
-        );
-        assert_eq!(
-            score_match(&won(A, B, 60), &won(B, A, 60)),
-            MatchResult::Draw
-        );
+        scores(&[
+            (won(A, A, 33), won(B, B, 33), MatchResult::Draw),
+            (won(A, B, 60), won(B, A, 60), MatchResult::Draw),
+        ]);
     }
 
     #[test]

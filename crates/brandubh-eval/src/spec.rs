@@ -55,7 +55,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
-use brandubh_search::{Algorithm, MAX_ROOT_PROOF_PLIES, MAX_SIMULATIONS};
+use brandubh_search::{Algorithm, MAX_ROOT_PROOF_PLIES, MAX_SIMULATIONS, SearchSettings};
 use thiserror::Error;
 
 /// Simulations per move of a network agent unless `@sims` says otherwise.
@@ -522,6 +522,37 @@ fn parse_time(value: &str) -> Result<Duration, SpecProblem> {
         return Err(bad());
     }
     Ok(Duration::from_micros((millis * 1000.0).round() as u64))
+}
+
+impl AgentSpec {
+    /// Sets in `settings` (a run's search) what a network spec's options say: `@sims`, and
+    /// `@algo`, `@solver`, `@prove` and `@verify` where given. Other specs set nothing.
+    pub fn set_net_options(&self, settings: &mut SearchSettings) {
+        let AgentSpec::Net {
+            simulations,
+            algorithm,
+            solver,
+            prove,
+            verify,
+            ..
+        } = self
+        else {
+            return;
+        };
+        settings.simulations = *simulations;
+        if let Some(algorithm) = algorithm {
+            settings.algorithm = *algorithm;
+        }
+        if let Some(solver) = solver {
+            settings.solver = Some(*solver);
+        }
+        if let Some(plies) = prove {
+            settings.root_proof_plies = *plies;
+        }
+        if let Some(plies) = verify {
+            settings.verify_plies = *plies;
+        }
+    }
 }
 
 impl fmt::Display for AgentSpec {

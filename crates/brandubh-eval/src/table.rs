@@ -3,7 +3,7 @@
 //! call per contestant and round ([`brandubh_search::Batcher`], as self-play does), instead
 //! of one network call per leaf. Players without a network (random, greedy, alpha-beta,
 //! rollout MCTS) choose by themselves as before. A game's moves are exactly those of
-//! [`crate::runner::play_match_game`]: the same seeded players, the same searches.
+//! [`crate::game::play_match_game`]: the same seeded players, the same searches.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -13,8 +13,8 @@ use brandubh_search::{Batcher, Evaluator, Player, Search};
 
 use crate::agent::PlayerFactory;
 use crate::error::EvalError;
+use crate::game::{PlayedGame, player_seed};
 use crate::openings::Opening;
-use crate::runner::{PlayedGame, player_seed};
 use crate::scoring::Contestant;
 
 /// Games a worker keeps in flight: enough to batch, few enough to keep memory small.
@@ -225,7 +225,7 @@ impl Series<'_> {
     }
 
     /// A new table for `task`: its opening and both players, seeded as in
-    /// [`crate::runner::play_match_game`].
+    /// [`crate::game::play_match_game`].
     fn open(&self, task: GameTask) -> Result<Table, EvalError> {
         let index = self.index(task);
         let opening = &self.openings[task.m];

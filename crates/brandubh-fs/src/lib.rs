@@ -11,13 +11,16 @@
 //! Two small helpers that every crate writing or checking files needs live here too, the
 //! lowest crate they share: [`one_line`] (error text from a library or a damaged file on
 //! one line) and the stable hashes [`fnv1a64`] (file checksums, name tags) and
-//! [`splitmix64`]/[`mix64`] (seed derivation).
+//! [`splitmix64`]/[`mix64`] (seed derivation), and [`cpu_description`], the one name of the
+//! machine that benchmarks print and reports record.
 
 mod hash;
+mod machine;
 mod text;
 
 pub use hash::{GOLDEN_GAMMA, fnv1a64, mix64, splitmix64};
-pub use text::{ONE_LINE_MAX_CHARS, one_line};
+pub use machine::{cpu_description, describe_cpu};
+pub use text::{ONE_LINE_MAX_CHARS, error_line, error_line_fault, one_line};
 
 use std::fs::{self, File};
 use std::io::{self, Write};

@@ -27,6 +27,44 @@ pub fn one_line(text: &str) -> String {
     out
 }
 
+/// `error` and its causes (`source()`) on one line, outermost first, joined with `: `, each
+/// cause once (a cause whose text an earlier part already holds is left out), line breaks
+/// inside a message (a library's multi-line report) made `; `. Not cut: pass the result to
+/// [`one_line`] where its length matters.
+#[must_use]
+pub fn error_line(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = vec![error.to_string()];
+    let mut source = error.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        source = s.source();
+    }
+    parts
+        .join(": ")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// What is wrong with `message` as an error line, if anything: `more than one line`, or
+/// `no problem named` (it ends with `:`). Every error the crates show meets this; the fuzz
+/// targets and the tests check it.
+#[must_use]
+pub fn error_line_fault(message: &str) -> Option<&'static str> {
+    if message.contains(['\n', '\r']) {
+        Some("more than one line")
+    } else if message.trim_end().ends_with(':') {
+        Some("no problem named")
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -45,6 +83,40 @@ mod tests {
         );
         assert_eq!(one_line(""), "");
         assert_eq!(one_line("\n \n"), "");
+    }
+
+    #[derive(Debug)]
+    struct Chain(&'static str, Option<Box<Chain>>);
+
+    impl std::fmt::Display for Chain {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl std::error::Error for Chain {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.1.as_deref().map(|c| c as _)
+        }
+    }
+
+    #[test]
+    fn an_error_chain_is_one_line_each_cause_once() {
+        let inner = Chain("disk full\n  (errno 28)", None);
+        let middle = Chain("write x: disk full\n  (errno 28)", Some(Box::new(inner)));
+        let outer = Chain("saving the run", Some(Box::new(middle)));
+        assert_eq!(
+            error_line(&outer),
+            "saving the run: write x: disk full; (errno 28)"
+        );
+        assert_eq!(error_line(&Chain("alone", None)), "alone");
+    }
+
+    #[test]
+    fn error_line_faults_are_named() {
+        assert_eq!(error_line_fault("x.toml: bad key"), None);
+        assert_eq!(error_line_fault("a\nb"), Some("more than one line"));
+        assert_eq!(error_line_fault("x.toml: "), Some("no problem named"));
     }
 
     #[test]

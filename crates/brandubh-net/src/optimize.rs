@@ -243,6 +243,61 @@ impl BatchBuilder {
         result
     }
 
+    /// Adds a search leaf (its position, repetition count and legal moves) with its
+    /// targets, as [`BatchBuilder::push_position`] does.
+    pub fn push_leaf(
+        &mut self,
+        leaf: &brandubh_search::Leaf,
+        policy: &[f32],
+        value: f32,
+        symmetry: Symmetry,
+    ) -> Result<(), BatchError> {
+        let moves = &leaf.moves;
+        self.push_position(
+            &leaf.position,
+            leaf.repetitions,
+            moves,
+            policy,
+            value,
+            symmetry,
+        )
+    }
+
+    /// `n` samples for timing a training step (`train_bench`): positions from seeded
+    /// random play (0 to 39 plies, finished games skipped), each with a uniform policy
+    /// over its legal moves, a random value target and, with `moves_left`, a random
+    /// plies-to-end target, for a network of `planes` input planes.
+    pub fn synthetic(
+        planes: usize,
+        n: usize,
+        seed: u64,
+        moves_left: bool,
+    ) -> Result<BatchBuilder, BatchError> {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut b = BatchBuilder::with_planes(planes);
+        while b.len() < n {
+            let mut g = brandubh_rules::Game::default();
+            let plies = rng.random_range(0..40);
+            g.random_playout(plies, |k| rng.random_range(0..k));
+            if g.is_over() {
+                continue;
+            }
+            let leaf = brandubh_search::Leaf::from_game(&g);
+            let policy = vec![1.0 / leaf.moves.len() as f32; leaf.moves.len()];
+            b.push_leaf(
+                &leaf,
+                &policy,
+                rng.random_range(-1.0f32..=1.0),
+                Symmetry::Identity,
+            )?;
+            if moves_left {
+                b.push_plies_to_end(rng.random_range(0..60))?;
+            }
+        }
+        Ok(b)
+    }
+
     /// Adds an encoded sample: `planes` ([`BatchBuilder::planes`] × 49 values), `(policy index,
     /// probability)` for every legal move (the others are masked out of the loss), and the
     /// value target from the side to move's view.

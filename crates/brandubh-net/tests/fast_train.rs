@@ -27,15 +27,7 @@ fn batch(n: usize, seed: u64, planes: usize, moves_left: bool) -> BatchBuilder {
         let policy: Vec<f32> = leaf.moves.iter().map(|_| rng.random::<f32>()).collect();
         let sym = Symmetry::ALL[rng.random_range(0..8)];
         let value = rng.random_range(-1.0..=1.0);
-        b.push_position(
-            &leaf.position,
-            leaf.repetitions,
-            &leaf.moves,
-            &policy,
-            value,
-            sym,
-        )
-        .unwrap();
+        b.push_leaf(&leaf, &policy, value, sym).unwrap();
         if moves_left {
             b.push_plies_to_end(rng.random_range(0..60)).unwrap();
         }

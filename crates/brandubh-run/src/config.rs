@@ -49,11 +49,13 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::resign::ResignRule;
 use brandubh_search::SearchSettings;
 use serde::{Deserialize, Serialize};
 
 /// The whole configuration of a training run (top level of the TOML file).
+///
+/// The range of every number of every section is in [`RANGES`], its one home;
+/// [`RunConfig::validate`] checks them and the keys that depend on others.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RunConfig {
@@ -64,14 +66,14 @@ pub struct RunConfig {
     /// initialisation). Range 0–9,223,372,036,854,775,807 (TOML integers are signed 64-bit).
     /// Default `0`.
     pub seed: u64,
-    /// Total number of iterations (self-play, train, evaluate) the run aims for. Range
-    /// 1–1,000,000. Default `100`.
+    /// Total number of iterations (self-play, train, evaluate) the run aims for. Default
+    /// `100`.
     pub iterations: u32,
     /// The network (`[model]`).
     pub model: ModelConfig,
     /// The tree search of self-play (`[search]`): the search crate's settings, whose keys
-    /// and ranges are documented on [`SearchSettings`]. `search.simulations` is at most
-    /// 100,000 here.
+    /// and ranges are documented on [`SearchSettings`] (`search.simulations` is narrower
+    /// here: [`RANGES`]).
     pub search: SearchSettings,
     /// Self-play games (`[selfplay]`).
     pub selfplay: SelfPlayConfig,
@@ -96,13 +98,13 @@ impl Default for RunConfig {
     }
 }
 
-/// The residual network (`[model]`).
+/// The residual network (`[model]`). The ranges of its keys are in [`RANGES`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ModelConfig {
-    /// Channels of every convolution of the residual tower (C). Range 1–1024. Default `32`.
+    /// Channels of every convolution of the residual tower (C). Default `32`.
     pub channels: u32,
-    /// Number of residual blocks (N). Range 1–64. Default `4`.
+    /// Number of residual blocks (N). Default `4`.
     pub blocks: u32,
     /// Three more input planes with exact facts about the King's escape (rule 8.1): the
     /// squares it can move to, those it can reach in two moves, and those from which it
@@ -116,12 +118,6 @@ pub struct ModelConfig {
     /// (not written to files when false).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub threat_planes: bool,
-    /// Three more input planes after the threat planes (which it needs): the squares from
-    /// which the King would reach two corners in one move, a corner in two moves, and a
-    /// corner in one move were the defenders off the board (rules 2, 3, 8.1;
-    /// `brandubh_net::encoding`). Default `false` (not written to files when false).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub escape_planes: bool,
 }
 
 impl Default for ModelConfig {
@@ -131,63 +127,50 @@ impl Default for ModelConfig {
             blocks: 4,
             king_planes: false,
             threat_planes: false,
-            escape_planes: false,
         }
     }
 }
 
-/// Self-play (`[selfplay]`).
+/// Self-play (`[selfplay]`). The ranges of its keys are in [`RANGES`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SelfPlayConfig {
-    /// Games played per iteration. Range 1–1,000,000. Default `64`.
+    /// Games played per iteration. Default `64`.
     pub games_per_iteration: u32,
     /// Games each worker thread advances together; their leaves form one network batch.
-    /// Range 1–65,536. Default `32`.
+    /// Default `32`.
     pub concurrent_games: u32,
     /// Leaves each game's search hands out per round (virtual loss spreads them over its
     /// tree); the network batch is about `concurrent_games × leaves_per_game`. More leaves
     /// per tree fill batches with fewer games in memory but weaken the search a little.
-    /// Range 1–64. Default `1`.
+    /// Default `1`.
     pub leaves_per_game: u32,
-    /// Worker threads; `0` means one per available core. Range 0–1024. Default `0`.
+    /// Worker threads; `0` means one per available core. Default `0`.
     pub threads: u32,
     /// Plies after which a game is stopped and recorded as unfinished (value target 0).
-    /// Range 1–10,000. Default `150`.
+    /// Default `150`.
     pub ply_cap: u32,
     /// Temperature of move selection during the first `temperature_plies` plies: moves are
     /// sampled from the search policy raised to 1/temperature (0 = always the best move).
-    /// Range [0, 10]. Default `1.0`.
+    /// Default `1.0`.
     pub temperature: f64,
-    /// Plies played with `temperature`; after them the best move is played. Range
-    /// 0–10,000. Default `8`.
+    /// Plies played with `temperature`; after them the best move is played. Default `8`.
     pub temperature_plies: u32,
     /// Playout-cap randomisation (KataGo): the fraction of moves searched with
     /// `search.simulations` and recorded as policy targets. The other moves are searched
-    /// with `cheap_simulations` and not recorded. `1.0` searches every move fully. Range
-    /// (0, 1]. Default `1.0`.
+    /// with `cheap_simulations` and not recorded. `1.0` searches every move fully. Default
+    /// `1.0`.
     pub full_search_fraction: f64,
-    /// Simulations of the cheap searches (see `full_search_fraction`). Range 1–100,000,
-    /// and at most `search.simulations` when `full_search_fraction` is below 1 (unused
-    /// otherwise). Default `16`.
+    /// Simulations of the cheap searches (see `full_search_fraction`), at most
+    /// `search.simulations` when `full_search_fraction` is below 1 (unused otherwise).
+    /// Default `16`.
     pub cheap_simulations: u32,
-    /// Scales both search budgets (`search.simulations` and `cheap_simulations`) of
-    /// Black's moves, so that the side that loses more of the self-play games defends with
-    /// a deeper search (`2.0` doubles Black's simulations). Range [1, 16]. Default `1.0`.
+    /// Scales both search budgets (`search.simulations` and `cheap_simulations`) of Black's
+    /// moves, so that the side that loses more of the self-play games defends with a deeper
+    /// search (`2.0` doubles Black's simulations). Default `1.0`.
     pub black_budget_scale: f64,
-    /// Exact proofs of Black's moves in self-play: before each of Black's searches, every
-    /// root move is checked for a forced White win within this many plies after it (and
-    /// for a forced Black win within one fewer) by the exact search
-    /// (`brandubh_search::SearchConfig::root_proof_plies`); a move proven lost is not
-    /// played while another is not, and gets no share of the policy target, so that
-    /// Black's targets show the defence against the short tactics its network misses.
-    /// White's moves are not proven (the solver in self-play, which proves both sides'
-    /// wins, lost its ablation: docs/research/ablations.md). Range 0–7. Default `0`: off (not
-    /// written to files then).
-    #[serde(skip_serializing_if = "is_zero_u32")]
-    pub black_proof_plies: u32,
     /// If set, the first this many plies of every game are uniformly random legal moves
-    /// (not recorded), to diversify openings. Range 0 to `ply_cap`. Default: off.
+    /// (not recorded), to diversify openings; at most `ply_cap`. Default: off.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub opening_random_plies: Option<u32>,
     /// Share of an iteration's games that start part-way through one of the previous
@@ -195,41 +178,22 @@ pub struct SelfPlayConfig {
     /// uniformly from all of those games' positions but their first and last, the moves up
     /// to it are replayed (not recorded as targets), and self-play searches from there,
     /// with `temperature_plies` counted from the fork. An actor forks from the games of its
-    /// own previous segment. The first iteration has nothing to fork from. Range [0, 1].
-    /// Default `0.0` (every game from the start).
+    /// own previous segment. The first iteration has nothing to fork from. Default `0.0`
+    /// (every game from the start).
     pub fork_fraction: f64,
-    /// Forks start only from positions with Black to move in games that White won (by the
-    /// rules or by resignation), so that Black's search gets another look at the positions
-    /// its defence lost from. `false` (the default, not written to files) draws from every
-    /// position as `fork_fraction` says.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub fork_black_losses: bool,
     /// Share of an iteration's games in which White is not the network but the project's
     /// alpha-beta searcher (`brandubh_search::AlphaBetaPlayer`) at `sparring_depth` plies,
     /// drawn at each game's start: sparring games, in which only Black's moves are searched
-    /// and recorded, so that Black's targets come from games against a different White
-    /// (and closer ones: self-play's White wins most games, the alpha-beta's far fewer).
-    /// Their White moves are neither searched nor recorded. Range [0, 1]. Default `0.0`:
-    /// off (not written to files then).
+    /// and recorded, so that Black's targets come from games against a different White (and
+    /// closer ones: self-play's White wins most games, the alpha-beta's far fewer). Their
+    /// White moves are neither searched nor recorded. Default `0.0`: off (not written to
+    /// files then).
     #[serde(skip_serializing_if = "is_zero_f64")]
     pub sparring_fraction: f64,
-    /// Depth of the alpha-beta White of sparring games, in plies (see
-    /// `sparring_fraction`). Range 1–8. Default `5` (not written to files then).
+    /// Depth of the alpha-beta White of sparring games, in plies (see `sparring_fraction`).
+    /// Default `5` (not written to files then).
     #[serde(skip_serializing_if = "is_default_sparring_depth")]
     pub sparring_depth: u32,
-    /// Resign a self-play game for the side to move once its full searches have valued
-    /// its position at or below −`resign_threshold` for `resign_consecutive` of its moves
-    /// in a row (cheap searches neither count nor break a run); the game is recorded as a
-    /// win for the other side, and its positions get value targets as for a loss of the
-    /// resigning side. `0` never resigns. Range [0, 1]. Default `0.0`.
-    pub resign_threshold: f64,
-    /// See `resign_threshold`. Range 1–1,000. Default `2`.
-    pub resign_consecutive: u32,
-    /// With resignation on, the share of games (drawn at each game's start) that never
-    /// resign but are played out: those in which the rule would have fired measure the
-    /// false-resignation rate (the resigning side won or reached the ply cap), reported
-    /// per iteration. Range [0, 1]. Default `0.1`.
-    pub resign_check_fraction: f64,
     /// Evaluate every leaf under a random one of the 8 board symmetries (as AlphaGo Zero
     /// did), which averages out orientation biases of the network. Default `true`.
     /// (Files written before this key moved here may still give it as
@@ -250,30 +214,16 @@ impl Default for SelfPlayConfig {
             full_search_fraction: 1.0,
             cheap_simulations: 16,
             black_budget_scale: 1.0,
-            black_proof_plies: 0,
             opening_random_plies: None,
             fork_fraction: 0.0,
-            fork_black_losses: false,
             sparring_fraction: 0.0,
             sparring_depth: DEFAULT_SPARRING_DEPTH,
-            resign_threshold: 0.0,
-            resign_consecutive: 2,
-            resign_check_fraction: 0.1,
             symmetry_at_inference: true,
         }
     }
 }
 
 impl SelfPlayConfig {
-    /// The resignation rule; `None` when `resign_threshold` is 0 (off).
-    #[must_use]
-    pub fn resign_rule(&self) -> Option<ResignRule> {
-        (self.resign_threshold > 0.0).then_some(ResignRule {
-            threshold: self.resign_threshold as f32,
-            consecutive: self.resign_consecutive,
-        })
-    }
-
     /// The number of worker threads: `threads`, or the available cores when it is 0.
     #[must_use]
     pub fn worker_threads(&self) -> usize {
@@ -318,7 +268,7 @@ impl TrainingEngine {
     }
 }
 
-/// Training (`[training]`).
+/// Training (`[training]`). The ranges of its keys are in [`RANGES`].
 ///
 /// The replay window grows with the data as in KataGo: after N positions have been
 /// generated in total, training samples from the most recent
@@ -327,10 +277,9 @@ impl TrainingEngine {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TrainingConfig {
-    /// Positions per gradient step. Range 1–65,536. Default `256`.
+    /// Positions per gradient step. Default `256`.
     pub batch_size: u32,
-    /// Gradient steps per iteration (fewer if `max_sample_reuse` caps them). Range
-    /// 1–1,000,000. Default `100`.
+    /// Gradient steps per iteration (fewer if `max_sample_reuse` caps them). Default `100`.
     pub steps_per_iteration: u32,
     /// `"adam"` or `"sgd"`. Default `"adam"`.
     pub optimizer: Optimizer,
@@ -340,53 +289,44 @@ pub struct TrainingConfig {
     /// Default `"fast"`.
     #[serde(default)]
     pub engine: TrainingEngine,
-    /// Learning rate from iteration 1 until the first `lr_schedule` breakpoint. Range
-    /// (0, 10]. Default `0.001`.
+    /// Learning rate from iteration 1 until the first `lr_schedule` breakpoint. Default
+    /// `0.001`.
     pub learning_rate: f64,
-    /// Momentum of SGD (ignored by Adam). Range [0, 1). Default `0.9`.
+    /// Momentum of SGD (ignored by Adam). Default `0.9`.
     pub momentum: f64,
-    /// L2 regularisation coefficient (the L2 term of the loss). Range [0, 1]. Default
-    /// `0.0001`.
+    /// L2 regularisation coefficient (the L2 term of the loss). Default `0.0001`.
     pub weight_decay: f64,
     /// Step schedule: a list of `[iteration, learning_rate]` breakpoints; from that
     /// iteration on the rate is the given one. Iterations ≥ 1 and strictly increasing,
     /// rates in (0, 10]. Empty = constant `learning_rate`. Default `[]`.
     pub lr_schedule: Vec<(u32, f64)>,
-    /// Weight of the value loss (MSE) against the policy loss (cross-entropy). Range
-    /// [0, 100]. Default `1.0`.
+    /// Weight of the value loss (MSE) against the policy loss (cross-entropy). Default
+    /// `1.0`.
     pub value_loss_weight: f64,
     /// Weight `w` of the search's root value `q` in the value target, against the game's
-    /// result `z`: the network learns `(1 − w)·z + w·q` (both from the side to move's
-    /// view; [`TrainingConfig::value_target`]). `0` trains on results alone, as AlphaZero
-    /// does; `0.5` is the average of z and q that makes targets less noisy in lopsided
-    /// games. Range [0, 1]. Default `0.0`.
+    /// result `z`: the network learns `(1 − w)·z + w·q` (both from the side to move's view;
+    /// [`TrainingConfig::value_target`]). `0` trains on results alone, as AlphaZero does;
+    /// `0.5` is the average of z and q that makes targets less noisy in lopsided games.
+    /// Default `0.0`.
     pub root_value_weight: f64,
-    /// Smallest replay window, in positions. Range 1–100,000,000. Default `10000`.
+    /// Smallest replay window, in positions. Default `10000`.
     pub window_min_positions: u64,
-    /// Largest replay window, in positions. Range `window_min_positions`–100,000,000.
-    /// Default `250000`.
+    /// Largest replay window, in positions; at least `window_min_positions`. Default
+    /// `250000`.
     pub window_max_positions: u64,
-    /// Factor c of the window growth c·N^α. Range (0, 1,000,000]. Default `4.0`.
+    /// Factor c of the window growth c·N^α. Default `4.0`.
     pub window_scale: f64,
-    /// Exponent α of the window growth c·N^α. Range (0, 1]. Default `0.75`.
+    /// Exponent α of the window growth c·N^α. Default `0.75`.
     pub window_alpha: f64,
     /// If set, caps the steps of an iteration so that, on average, each newly generated
-    /// position is sampled at most this many times:
-    /// `steps ≤ ceil(max_sample_reuse · new_positions / batch_size)`. Range (0, 1000].
-    /// Default: off.
+    /// position is sampled at most this many times: `steps ≤ ceil(max_sample_reuse ·
+    /// new_positions / batch_size)`. Default: off.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_sample_reuse: Option<f64>,
-    /// If set, training samples recent positions more often: a position's weight halves
-    /// every `recency_half_life` × window positions of age (`0.25`: the newest quarter of
-    /// the window is drawn as often as the rest together). Range (0, 100]. Default: off
-    /// (uniform over the window).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub recency_half_life: Option<f64>,
     /// If set, the network gets a moves-left head (lc0's name) trained on the plies to the
     /// game's end, with this weight on its MSE against the policy loss: an auxiliary target
-    /// for the shared tower, which no search reads. Range (0, 100]. Default: off (no head;
-    /// the run's checkpoints then load only into networks without one, and the other way
-    /// round).
+    /// for the shared tower, which no search reads. Default: off (no head; the run's
+    /// checkpoints then load only into networks without one, and the other way round).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub moves_left_loss_weight: Option<f64>,
 }
@@ -409,7 +349,6 @@ impl Default for TrainingConfig {
             window_scale: 4.0,
             window_alpha: 0.75,
             max_sample_reuse: None,
-            recency_half_life: None,
             moves_left_loss_weight: None,
         }
     }
@@ -465,13 +404,13 @@ impl TrainingConfig {
     }
 }
 
-/// Evaluation after each iteration (`[evaluation]`).
+/// Evaluation after each iteration (`[evaluation]`). The ranges of its keys are in
+/// [`RANGES`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct EvaluationConfig {
     /// Two-game matches (sides swapped) of the new network against the previous one and
-    /// against `baseline`, each, per iteration; `0` turns evaluation off. Range 0–10,000.
-    /// Default `8`.
+    /// against `baseline`, each, per iteration; `0` turns evaluation off. Default `8`.
     pub matches: u32,
     /// The fixed opponent, as an agent spec of the search crate (e.g. `"greedy"`,
     /// `"random"`). Non-empty, at most 100 characters, no control characters. Default
@@ -481,10 +420,9 @@ pub struct EvaluationConfig {
     /// against it. Needs `matches` > 0. Default `false`.
     pub gating: bool,
     /// Score (wins + draws/2 over matches) the new network needs against the previous one
-    /// to be accepted when `gating` is on. Range [0.5, 1]. Default `0.55`.
+    /// to be accepted when `gating` is on. Default `0.55`.
     pub gating_threshold: f64,
-    /// Simulations per move of both players in evaluation games. Range 1–100,000.
-    /// Default `32`.
+    /// Simulations per move of both players in evaluation games. Default `32`.
     pub sims: u32,
     /// Gating by a sequential probability ratio test (`[evaluation.sprt]`) instead of
     /// `gating_threshold`: the new network plays the previous one until the test accepts
@@ -617,6 +555,17 @@ pub enum ConfigError {
         /// The known key closest to it, if one is close.
         suggestion: Option<String>,
     },
+    /// A key of an experiment that was tried, not kept and removed ([`RETIRED_KEYS`]).
+    Retired {
+        /// The file.
+        file: String,
+        /// The dotted key, e.g. `selfplay.resign_threshold`.
+        key: String,
+        /// Where, if known.
+        location: Option<Location>,
+        /// The commit whose build still reads the key.
+        commit: &'static str,
+    },
     /// A value of the wrong type, or an unknown choice (e.g. `algorithm = "gumble"`).
     BadValue {
         /// The file.
@@ -670,6 +619,17 @@ impl fmt::Display for ConfigError {
                 }
                 Ok(())
             }
+            ConfigError::Retired {
+                file,
+                key,
+                location,
+                commit,
+            } => write!(
+                f,
+                "{file}: {key}{} is retired: its experiment was not kept \
+                 (configs/ablations/README.md); commit {commit} can reproduce it",
+                at(location)
+            ),
             ConfigError::BadValue {
                 file,
                 key,
@@ -801,12 +761,21 @@ impl RunConfig {
 
     /// [`RunConfig::from_run_copy`] for the text of a run's copy (e.g. an object read from
     /// a store); `name` names it in errors.
+    ///
+    /// A copy written before a key was retired ([`RETIRED_KEYS`]) reads as without it
+    /// while the key turned its experiment off (every run wrote `selfplay.resign_threshold
+    /// = 0.0`); one that turned it on is refused, naming the key.
     pub fn from_run_copy_str(text: &str, name: &str) -> Result<RunConfig, ConfigError> {
         let toml = verify_run_copy(text).map_err(|message| ConfigError::Damaged {
             file: name.to_owned(),
             message,
         })?;
-        RunConfig::from_toml_str(toml, name)
+        let stripped = toml.parse::<toml::Table>().ok().and_then(|mut table| {
+            drop_retired_off_keys(&mut table)
+                .then(|| toml::to_string(&table).ok())
+                .flatten()
+        });
+        RunConfig::from_toml_str(stripped.as_deref().unwrap_or(toml), name)
     }
 
     /// The configuration as TOML that [`RunConfig::from_toml_str`] reads back unchanged.
@@ -835,19 +804,31 @@ impl RunConfig {
         keys
     }
 
-    /// Checks every value against its documented range; the error names the first
-    /// offending key.
+    /// Checks every value: the name and the seed, every range of [`RANGES`], the search
+    /// crate's checks of `[search]`, and the keys that depend on others. The error names
+    /// the first offending key.
     pub fn validate(&self) -> Result<(), ValueError> {
-        self.validate_top_level()?;
-        self.validate_model()?;
-        self.validate_search()?;
-        self.validate_selfplay()?;
-        self.validate_training()?;
+        self.validate_name_and_seed()?;
+        let values = leaves(self);
+        for &(key, range) in RANGES {
+            if let Some(value) = values.get(key) {
+                range.check(key, value)?;
+            }
+        }
+        self.search.validate().map_err(|e| {
+            bad(
+                &format!("search.{}", e.field),
+                format!("must be {}, got {}", e.expected, e.value),
+            )
+        })?;
+        validate_lr_schedule(&self.training.lr_schedule)?;
+        self.validate_relations()?;
         self.validate_evaluation()
     }
 
-    /// `name`, `seed`, `iterations`.
-    fn validate_top_level(&self) -> Result<(), ValueError> {
+    /// `name`, and `seed` (whose range is TOML's: a larger one cannot be written, so it
+    /// is checked before anything is turned into TOML).
+    fn validate_name_and_seed(&self) -> Result<(), ValueError> {
         let name_ok = !self.name.is_empty()
             && self.name.len() <= 64
             && !self.name.starts_with('.')
@@ -864,16 +845,18 @@ impl RunConfig {
                 ),
             ));
         }
-        int("seed", self.seed, 0, i64::MAX as u64)?;
-        int("iterations", self.iterations, 1, 1_000_000)?;
+        if self.seed > i64::MAX as u64 {
+            return Err(bad(
+                "seed",
+                format!("must be between 0 and {}, got {}", i64::MAX, self.seed),
+            ));
+        }
         Ok(())
     }
 
-    /// `[model]`.
-    fn validate_model(&self) -> Result<(), ValueError> {
-        let m = &self.model;
-        int("model.channels", m.channels, 1, 1024)?;
-        int("model.blocks", m.blocks, 1, 64)?;
+    /// The keys whose valid values depend on another key's.
+    fn validate_relations(&self) -> Result<(), ValueError> {
+        let (m, p, t) = (&self.model, &self.selfplay, &self.training);
         if m.threat_planes && !m.king_planes {
             return Err(bad(
                 "model.threat_planes",
@@ -881,94 +864,12 @@ impl RunConfig {
                     .to_string(),
             ));
         }
-        if m.escape_planes && !m.threat_planes {
-            return Err(bad(
-                "model.escape_planes",
-                "needs model.threat_planes = true (the escape planes come after the threat planes)"
-                    .to_string(),
-            ));
-        }
-        Ok(())
-    }
-
-    /// `[search]`: the search crate's checks, and this crate's limit on simulations.
-    fn validate_search(&self) -> Result<(), ValueError> {
-        let s = &self.search;
-        int("search.simulations", s.simulations, 1, 100_000)?;
-        s.validate().map_err(|e| {
-            bad(
-                &format!("search.{}", e.field),
-                format!("must be {}, got {}", e.expected, e.value),
-            )
-        })?;
-        Ok(())
-    }
-
-    /// `[selfplay]`.
-    fn validate_selfplay(&self) -> Result<(), ValueError> {
-        let (p, s) = (&self.selfplay, &self.search);
-        int(
-            "selfplay.games_per_iteration",
-            p.games_per_iteration,
-            1,
-            1_000_000,
-        )?;
-        int("selfplay.concurrent_games", p.concurrent_games, 1, 65_536)?;
-        int("selfplay.leaves_per_game", p.leaves_per_game, 1, 64)?;
-        int("selfplay.threads", p.threads, 0, 1024)?;
-        int("selfplay.ply_cap", p.ply_cap, 1, 10_000)?;
-        float(
-            "selfplay.temperature",
-            p.temperature,
-            Closed(0.0),
-            Closed(10.0),
-        )?;
-        int("selfplay.temperature_plies", p.temperature_plies, 0, 10_000)?;
-        float(
-            "selfplay.full_search_fraction",
-            p.full_search_fraction,
-            Open(0.0),
-            Closed(1.0),
-        )?;
-        int(
-            "selfplay.cheap_simulations",
-            p.cheap_simulations,
-            1,
-            100_000,
-        )?;
-        float(
-            "selfplay.black_budget_scale",
-            p.black_budget_scale,
-            Closed(1.0),
-            Closed(16.0),
-        )?;
-        int("selfplay.black_proof_plies", p.black_proof_plies, 0, 7)?;
-        self.validate_forks()?;
-        self.validate_sparring()?;
-        float(
-            "selfplay.resign_threshold",
-            p.resign_threshold,
-            Closed(0.0),
-            Closed(1.0),
-        )?;
-        int(
-            "selfplay.resign_consecutive",
-            p.resign_consecutive,
-            1,
-            1_000,
-        )?;
-        float(
-            "selfplay.resign_check_fraction",
-            p.resign_check_fraction,
-            Closed(0.0),
-            Closed(1.0),
-        )?;
-        if p.full_search_fraction < 1.0 && p.cheap_simulations > s.simulations {
+        if p.full_search_fraction < 1.0 && p.cheap_simulations > self.search.simulations {
             return Err(bad(
                 "selfplay.cheap_simulations",
                 format!(
                     "must be at most search.simulations ({}) when full_search_fraction is below 1, got {}",
-                    s.simulations, p.cheap_simulations
+                    self.search.simulations, p.cheap_simulations
                 ),
             ));
         }
@@ -980,99 +881,22 @@ impl RunConfig {
                 format!("must be at most selfplay.ply_cap ({}), got {n}", p.ply_cap),
             ));
         }
-        Ok(())
-    }
-
-    /// `[selfplay]`'s fork keys.
-    fn validate_forks(&self) -> Result<(), ValueError> {
-        let p = &self.selfplay;
-        float(
-            "selfplay.fork_fraction",
-            p.fork_fraction,
-            Closed(0.0),
-            Closed(1.0),
-        )?;
-        if p.fork_black_losses && p.fork_fraction == 0.0 {
+        if t.window_max_positions < t.window_min_positions {
             return Err(bad(
-                "selfplay.fork_black_losses",
-                "is true but selfplay.fork_fraction is 0, so no game forks: set a fork_fraction \
-                 above 0 or remove the key"
-                    .to_owned(),
+                "training.window_max_positions",
+                format!(
+                    "must be at least training.window_min_positions ({}), got {}",
+                    t.window_min_positions, t.window_max_positions
+                ),
             ));
         }
         Ok(())
     }
 
-    /// `[selfplay]`'s sparring keys.
-    fn validate_sparring(&self) -> Result<(), ValueError> {
-        let p = &self.selfplay;
-        float(
-            "selfplay.sparring_fraction",
-            p.sparring_fraction,
-            Closed(0.0),
-            Closed(1.0),
-        )?;
-        int("selfplay.sparring_depth", p.sparring_depth, 1, 8)
-    }
-
-    /// `[training]`.
-    fn validate_training(&self) -> Result<(), ValueError> {
-        let t = &self.training;
-        int("training.batch_size", t.batch_size, 1, 65_536)?;
-        int(
-            "training.steps_per_iteration",
-            t.steps_per_iteration,
-            1,
-            1_000_000,
-        )?;
-        float(
-            "training.learning_rate",
-            t.learning_rate,
-            Open(0.0),
-            Closed(10.0),
-        )?;
-        float("training.momentum", t.momentum, Closed(0.0), Open(1.0))?;
-        float(
-            "training.weight_decay",
-            t.weight_decay,
-            Closed(0.0),
-            Closed(1.0),
-        )?;
-        validate_lr_schedule(&t.lr_schedule)?;
-        float(
-            "training.value_loss_weight",
-            t.value_loss_weight,
-            Closed(0.0),
-            Closed(100.0),
-        )?;
-        float(
-            "training.root_value_weight",
-            t.root_value_weight,
-            Closed(0.0),
-            Closed(1.0),
-        )?;
-        validate_window(t)?;
-        if let Some(r) = t.max_sample_reuse {
-            float("training.max_sample_reuse", r, Open(0.0), Closed(1000.0))?;
-        }
-        if let Some(h) = t.recency_half_life {
-            float("training.recency_half_life", h, Open(0.0), Closed(100.0))?;
-        }
-        if let Some(w) = t.moves_left_loss_weight {
-            float(
-                "training.moves_left_loss_weight",
-                w,
-                Open(0.0),
-                Closed(100.0),
-            )?;
-        }
-        Ok(())
-    }
-
-    /// `[evaluation]`.
+    /// `[evaluation]`'s baseline, the keys that need another, and `[evaluation.sprt]`
+    /// ([`SprtConfig::check`], shared with `brandubh match --sprt`).
     fn validate_evaluation(&self) -> Result<(), ValueError> {
         let e = &self.evaluation;
-        int("evaluation.matches", e.matches, 0, 10_000)?;
         if e.baseline.trim().is_empty()
             || e.baseline.chars().count() > 100
             || e.baseline.chars().any(char::is_control)
@@ -1085,13 +909,6 @@ impl RunConfig {
                 ),
             ));
         }
-        float(
-            "evaluation.gating_threshold",
-            e.gating_threshold,
-            Closed(0.5),
-            Closed(1.0),
-        )?;
-        int("evaluation.sims", e.sims, 1, 100_000)?;
         if e.gating && e.matches == 0 {
             return Err(bad(
                 "evaluation.gating",
@@ -1111,6 +928,110 @@ impl RunConfig {
             .map_err(|v| bad(&format!("evaluation.sprt.{}", v.key), v.message))
     }
 }
+
+/// The valid values of a number: integers from `lo` to `hi`, both included, or decimals
+/// between two bounds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Range {
+    /// Integers `lo..=hi`.
+    Int(i64, i64),
+    /// Decimals between a lower and an upper bound (NaN is never inside).
+    Float(Bound, Bound),
+}
+
+/// A bound of a decimal [`Range`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Bound {
+    /// The bound itself is outside the range.
+    Open(f64),
+    /// The bound itself is inside the range.
+    Closed(f64),
+}
+use Bound::{Closed, Open};
+use Range::{Float, Int};
+
+impl Range {
+    /// Checks `value` (of the key `key`, which the error names).
+    fn check(self, key: &str, value: &toml::Value) -> Result<(), ValueError> {
+        match (self, value) {
+            (Int(lo, hi), &toml::Value::Integer(v)) => int(key, v, lo, hi),
+            (Float(lo, hi), &toml::Value::Float(v)) => float(key, v, lo, hi),
+            _ => Err(bad(key, format!("must be a number, got {value}"))),
+        }
+    }
+}
+
+/// The range of every number of a run configuration, by dotted key: the one place each is
+/// written. [`RunConfig::validate`] checks them (the keys that depend on another key are
+/// checked there too, and the `[search]` keys but `search.simulations` by the search crate's
+/// `SearchSettings::validate`, `[evaluation.sprt]` by [`SprtConfig::check`]); the fields'
+/// documentation points here, and docs/guide/training.md's key table is tested against
+/// them (`crates/brandubh-run/tests/docs.rs`).
+pub const RANGES: &[(&str, Range)] = &[
+    ("iterations", Int(1, 1_000_000)),
+    ("model.channels", Int(1, 1024)),
+    ("model.blocks", Int(1, 64)),
+    ("search.simulations", Int(1, 100_000)),
+    ("selfplay.games_per_iteration", Int(1, 1_000_000)),
+    ("selfplay.concurrent_games", Int(1, 65_536)),
+    ("selfplay.leaves_per_game", Int(1, 64)),
+    ("selfplay.threads", Int(0, 1024)),
+    ("selfplay.ply_cap", Int(1, 10_000)),
+    ("selfplay.temperature", Float(Closed(0.0), Closed(10.0))),
+    ("selfplay.temperature_plies", Int(0, 10_000)),
+    (
+        "selfplay.full_search_fraction",
+        Float(Open(0.0), Closed(1.0)),
+    ),
+    ("selfplay.cheap_simulations", Int(1, 100_000)),
+    (
+        "selfplay.black_budget_scale",
+        Float(Closed(1.0), Closed(16.0)),
+    ),
+    ("selfplay.fork_fraction", Float(Closed(0.0), Closed(1.0))),
+    (
+        "selfplay.sparring_fraction",
+        Float(Closed(0.0), Closed(1.0)),
+    ),
+    ("selfplay.sparring_depth", Int(1, 8)),
+    ("training.batch_size", Int(1, 65_536)),
+    ("training.steps_per_iteration", Int(1, 1_000_000)),
+    ("training.learning_rate", LEARNING_RATE),
+    ("training.momentum", Float(Closed(0.0), Open(1.0))),
+    ("training.weight_decay", Float(Closed(0.0), Closed(1.0))),
+    (
+        "training.value_loss_weight",
+        Float(Closed(0.0), Closed(100.0)),
+    ),
+    (
+        "training.root_value_weight",
+        Float(Closed(0.0), Closed(1.0)),
+    ),
+    ("training.window_min_positions", Int(1, 100_000_000)),
+    ("training.window_max_positions", Int(1, 100_000_000)),
+    (
+        "training.window_scale",
+        Float(Open(0.0), Closed(1_000_000.0)),
+    ),
+    ("training.window_alpha", Float(Open(0.0), Closed(1.0))),
+    (
+        "training.max_sample_reuse",
+        Float(Open(0.0), Closed(1000.0)),
+    ),
+    (
+        "training.moves_left_loss_weight",
+        Float(Open(0.0), Closed(100.0)),
+    ),
+    ("evaluation.matches", Int(0, 10_000)),
+    (
+        "evaluation.gating_threshold",
+        Float(Closed(0.5), Closed(1.0)),
+    ),
+    ("evaluation.sims", Int(1, 100_000)),
+];
+
+/// The range of a learning rate: `training.learning_rate` and each of `training.lr_schedule`'s.
+const LEARNING_RATE: Range = Float(Open(0.0), Closed(10.0));
 
 /// Whether a count is 0 (such keys are not written to files then).
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde hands a reference
@@ -1152,14 +1073,6 @@ fn int<T: PartialOrd + fmt::Display + Copy>(
     }
     Ok(())
 }
-
-/// A bound of a float range.
-#[derive(Clone, Copy)]
-enum Bound {
-    Open(f64),
-    Closed(f64),
-}
-use Bound::{Closed, Open};
 
 fn float(key: &str, v: f64, lo: Bound, hi: Bound) -> Result<(), ValueError> {
     let ok_lo = match lo {
@@ -1222,45 +1135,15 @@ fn validate_lr_schedule(schedule: &[(u32, f64)]) -> Result<(), ValueError> {
             ));
         }
         previous = iteration;
-        float("training.lr_schedule", lr, Open(0.0), Closed(10.0)).map_err(|e| {
-            bad(
-                "training.lr_schedule",
-                format!("learning rate of breakpoint {}: {}", i + 1, e.message),
-            )
-        })?;
+        LEARNING_RATE
+            .check("training.lr_schedule", &toml::Value::Float(lr))
+            .map_err(|e| {
+                bad(
+                    "training.lr_schedule",
+                    format!("learning rate of breakpoint {}: {}", i + 1, e.message),
+                )
+            })?;
     }
-    Ok(())
-}
-
-/// The replay window's keys of `[training]`.
-fn validate_window(t: &TrainingConfig) -> Result<(), ValueError> {
-    int(
-        "training.window_min_positions",
-        t.window_min_positions,
-        1,
-        100_000_000,
-    )?;
-    if t.window_max_positions < t.window_min_positions || t.window_max_positions > 100_000_000 {
-        return Err(bad(
-            "training.window_max_positions",
-            format!(
-                "must be between training.window_min_positions ({}) and 100000000, got {}",
-                t.window_min_positions, t.window_max_positions
-            ),
-        ));
-    }
-    float(
-        "training.window_scale",
-        t.window_scale,
-        Open(0.0),
-        Closed(1_000_000.0),
-    )?;
-    float(
-        "training.window_alpha",
-        t.window_alpha,
-        Open(0.0),
-        Closed(1.0),
-    )?;
     Ok(())
 }
 
@@ -1451,11 +1334,19 @@ fn toml_error(
         };
     }
     match key {
-        Some(key) if message.starts_with("unknown field") => ConfigError::UnknownKey {
-            suggestion: closest_known_key(&key),
-            file,
-            key,
-            location,
+        Some(key) if message.starts_with("unknown field") => match retired_commit(&key) {
+            Some(commit) => ConfigError::Retired {
+                file,
+                key,
+                location,
+                commit,
+            },
+            None => ConfigError::UnknownKey {
+                suggestion: closest_known_key(&key),
+                file,
+                key,
+                location,
+            },
         },
         key => ConfigError::BadValue {
             file,
@@ -1464,6 +1355,57 @@ fn toml_error(
             message,
         },
     }
+}
+
+/// The keys of experiments that lost their ablation (or were inconclusive and off) and
+/// were removed with their code, each with the commit that added its ablation config, whose
+/// build still runs it (configs/ablations/README.md). A file naming one is refused with an
+/// error that says so; a run's own copy written before may name one at the value that
+/// turned it off, and reads as without it ([`RunConfig::from_run_copy`]).
+pub const RETIRED_KEYS: &[(&str, &str)] = &[
+    ("model.escape_planes", "d3f7abe"),
+    ("selfplay.black_proof_plies", "5e1df2d"),
+    ("selfplay.fork_black_losses", "0c6ac1d"),
+    ("selfplay.resign_check_fraction", "cf0dd85"),
+    ("selfplay.resign_consecutive", "cf0dd85"),
+    ("selfplay.resign_threshold", "cf0dd85"),
+    ("training.recency_half_life", "23ebfcc"),
+];
+
+/// The commit that can reproduce the retired `key`; `None` if `key` is not retired.
+fn retired_commit(key: &str) -> Option<&'static str> {
+    RETIRED_KEYS
+        .iter()
+        .find(|(retired, _)| *retired == key)
+        .map(|&(_, commit)| commit)
+}
+
+/// Removes from a run's copy of its configuration the retired keys that a build before
+/// their retirement wrote while they were off (`resign_threshold = 0.0` with its two
+/// companions, every run wrote them); a retired key that was on stays, to be refused by
+/// name. Returns whether a key was removed.
+fn drop_retired_off_keys(table: &mut toml::Table) -> bool {
+    let is_off = |v: &toml::Value| match v {
+        toml::Value::Boolean(b) => !b,
+        toml::Value::Integer(i) => *i == 0,
+        toml::Value::Float(x) => *x == 0.0,
+        _ => false,
+    };
+    let mut dropped = false;
+    for (section, fields) in table.iter_mut() {
+        let Some(fields) = fields.as_table_mut() else {
+            continue;
+        };
+        let resigning = fields.get("resign_threshold").is_some_and(|v| !is_off(v));
+        fields.retain(|field, value| {
+            let key = format!("{section}.{field}");
+            let companion = key.starts_with("selfplay.resign_") && !resigning;
+            let drop = retired_commit(&key).is_some() && (is_off(value) || companion);
+            dropped |= drop;
+            !drop
+        });
+    }
+    dropped
 }
 
 /// The dotted TOML key of a deserialization path: its map keys up to the first array
@@ -1500,15 +1442,11 @@ fn known_keys() -> Vec<String> {
     let mut full = RunConfig::default();
     // Optional keys are only written when set.
     full.selfplay.opening_random_plies = Some(0);
-    full.selfplay.black_proof_plies = 1;
-    full.selfplay.fork_black_losses = true;
     full.selfplay.sparring_fraction = 0.5;
     full.selfplay.sparring_depth = 1;
     full.model.king_planes = true;
     full.model.threat_planes = true;
-    full.model.escape_planes = true;
     full.training.max_sample_reuse = Some(1.0);
-    full.training.recency_half_life = Some(1.0);
     full.training.moves_left_loss_weight = Some(1.0);
     full.evaluation.sprt = Some(SprtConfig::default());
     let mut keys: Vec<String> = Vec::new();
@@ -1624,28 +1562,33 @@ mod tests {
     }
 
     #[test]
-    #[expect(
-        clippy::too_many_lines,
-        reason = "a test: one table of cases or one scenario, read top to bottom"
-    )]
+    fn a_bad_sprt_table_names_its_key() {
+        let gated = "[evaluation]\ngating = true\n[evaluation.sprt]\n";
+        for (body, field) in [
+            ("elo0 = 30\nelo1 = 10", "elo1"),
+            ("elo0 = -1001", "elo0"),
+            ("alpha = 0.5", "alpha"),
+            ("beta = 0", "beta"),
+            ("max_matches = 0", "max_matches"),
+        ] {
+            let e = err(&format!("{gated}{body}"));
+            let key = format!("configs/x.toml: evaluation.sprt.{field}: ");
+            assert!(e.starts_with(&key), "{body:?} gave {e:?}");
+        }
+    }
+
+    #[test]
     fn out_of_range_values_name_file_and_key() {
         assert_eq!(
             err("[search]\nsimulations = 0\n"),
             "configs/x.toml: search.simulations: must be between 1 and 100000, got 0"
         );
         let cases = [
-            ("iterations = 0", "iterations"),
             ("name = \"a b\"", "name"),
             ("name = \"\"", "name"),
-            ("[model]\nchannels = 0", "model.channels"),
-            ("[model]\nblocks = 65", "model.blocks"),
             (
                 "[model]\nking_planes = false\nthreat_planes = true",
                 "model.threat_planes",
-            ),
-            (
-                "[model]\nking_planes = true\nescape_planes = true",
-                "model.escape_planes",
             ),
             ("[search]\nc_puct = 0", "search.c_puct"),
             ("[search]\nc_puct = nan", "search.c_puct"),
@@ -1664,48 +1607,13 @@ mod tests {
             ("[search]\nvalue_discount = 0.4", "search.value_discount"),
             ("[search]\nvalue_discount = 1.01", "search.value_discount"),
             (
-                "[selfplay]\nleaves_per_game = 0",
-                "selfplay.leaves_per_game",
-            ),
-            (
-                "[selfplay]\ngames_per_iteration = 0",
-                "selfplay.games_per_iteration",
-            ),
-            (
-                "[selfplay]\nconcurrent_games = 0",
-                "selfplay.concurrent_games",
-            ),
-            ("[selfplay]\nthreads = 5000", "selfplay.threads"),
-            ("[selfplay]\nply_cap = 0", "selfplay.ply_cap"),
-            ("[selfplay]\ntemperature = -1", "selfplay.temperature"),
-            (
-                "[selfplay]\ntemperature_plies = 20000",
-                "selfplay.temperature_plies",
-            ),
-            (
-                "[selfplay]\nfull_search_fraction = 0",
-                "selfplay.full_search_fraction",
-            ),
-            (
                 "[selfplay]\ncheap_simulations = 65\nfull_search_fraction = 0.5",
-                "selfplay.cheap_simulations",
-            ),
-            (
-                "[selfplay]\ncheap_simulations = 0",
                 "selfplay.cheap_simulations",
             ),
             (
                 "[selfplay]\nply_cap = 10\nopening_random_plies = 11",
                 "selfplay.opening_random_plies",
             ),
-            ("[training]\nbatch_size = 0", "training.batch_size"),
-            (
-                "[training]\nsteps_per_iteration = 0",
-                "training.steps_per_iteration",
-            ),
-            ("[training]\nlearning_rate = 0", "training.learning_rate"),
-            ("[training]\nmomentum = 1", "training.momentum"),
-            ("[training]\nweight_decay = 2", "training.weight_decay"),
             (
                 "[training]\nlr_schedule = [[0, 0.1]]",
                 "training.lr_schedule",
@@ -1719,102 +1627,15 @@ mod tests {
                 "training.lr_schedule",
             ),
             (
-                "[training]\nvalue_loss_weight = -1",
-                "training.value_loss_weight",
-            ),
-            (
-                "[selfplay]\nblack_budget_scale = 0.5",
-                "selfplay.black_budget_scale",
-            ),
-            (
-                "[selfplay]\nblack_proof_plies = 8",
-                "selfplay.black_proof_plies",
-            ),
-            ("[selfplay]\nfork_fraction = 1.5", "selfplay.fork_fraction"),
-            (
-                "[selfplay]\nsparring_fraction = 1.5",
-                "selfplay.sparring_fraction",
-            ),
-            ("[selfplay]\nsparring_depth = 0", "selfplay.sparring_depth"),
-            ("[selfplay]\nsparring_depth = 9", "selfplay.sparring_depth"),
-            (
-                "[selfplay]\nfork_black_losses = true",
-                "selfplay.fork_black_losses",
-            ),
-            (
-                "[selfplay]\nresign_threshold = -0.5",
-                "selfplay.resign_threshold",
-            ),
-            (
-                "[selfplay]\nresign_consecutive = 0",
-                "selfplay.resign_consecutive",
-            ),
-            (
-                "[selfplay]\nresign_check_fraction = 2",
-                "selfplay.resign_check_fraction",
-            ),
-            (
-                "[training]\nroot_value_weight = 1.5",
-                "training.root_value_weight",
-            ),
-            (
-                "[training]\nwindow_min_positions = 0",
-                "training.window_min_positions",
-            ),
-            (
                 "[training]\nwindow_min_positions = 100\nwindow_max_positions = 99",
                 "training.window_max_positions",
             ),
-            ("[training]\nwindow_scale = 0", "training.window_scale"),
-            ("[training]\nwindow_alpha = 1.5", "training.window_alpha"),
-            (
-                "[training]\nmax_sample_reuse = 0",
-                "training.max_sample_reuse",
-            ),
-            (
-                "[training]\nrecency_half_life = 0",
-                "training.recency_half_life",
-            ),
-            (
-                "[training]\nmoves_left_loss_weight = 0",
-                "training.moves_left_loss_weight",
-            ),
-            (
-                "[training]\nmoves_left_loss_weight = 101",
-                "training.moves_left_loss_weight",
-            ),
-            ("[evaluation]\nmatches = 10001", "evaluation.matches"),
             ("[evaluation]\nbaseline = \" \"", "evaluation.baseline"),
-            (
-                "[evaluation]\ngating_threshold = 0.4",
-                "evaluation.gating_threshold",
-            ),
-            ("[evaluation]\nsims = 0", "evaluation.sims"),
             (
                 "[evaluation]\nmatches = 0\ngating = true",
                 "evaluation.gating",
             ),
             ("[evaluation.sprt]\nelo1 = 40", "evaluation.sprt"),
-            (
-                "[evaluation]\ngating = true\n[evaluation.sprt]\nelo0 = 30\nelo1 = 10",
-                "evaluation.sprt.elo1",
-            ),
-            (
-                "[evaluation]\ngating = true\n[evaluation.sprt]\nelo0 = -1001",
-                "evaluation.sprt.elo0",
-            ),
-            (
-                "[evaluation]\ngating = true\n[evaluation.sprt]\nalpha = 0.5",
-                "evaluation.sprt.alpha",
-            ),
-            (
-                "[evaluation]\ngating = true\n[evaluation.sprt]\nbeta = 0",
-                "evaluation.sprt.beta",
-            ),
-            (
-                "[evaluation]\ngating = true\n[evaluation.sprt]\nmax_matches = 0",
-                "evaluation.sprt.max_matches",
-            ),
         ];
         for (text, key) in cases {
             let e = err(text);
@@ -1823,6 +1644,106 @@ mod tests {
                 "{text:?} gave {e:?}"
             );
             assert!(!e.contains('\n'), "{e}");
+        }
+    }
+
+    #[test]
+    fn retired_keys_are_refused_by_name_with_the_commit_that_runs_them() {
+        for &(key, commit) in RETIRED_KEYS {
+            let (section, field) = key.split_once('.').unwrap();
+            let e = err(&format!("[{section}]\n{field} = true\n"));
+            assert_eq!(
+                e,
+                format!(
+                    "configs/x.toml: {key} at line 2, column 1 is retired: its experiment was \
+                     not kept (configs/ablations/README.md); commit {commit} can reproduce it"
+                )
+            );
+        }
+    }
+
+    #[test]
+    fn a_run_copy_naming_retired_keys_turned_off_reads_without_them() {
+        let copy = |body: &str| {
+            let label = "# brandubh run configuration, fnv1a64 ";
+            let sum = run_copy_checksum(label, body);
+            format!("{label}{sum:016x}\n{body}")
+        };
+        // What every run's copy held before resignation was retired.
+        let old = "name = \"old\"\n[selfplay]\nply_cap = 40\nresign_threshold = 0.0\n\
+                   resign_consecutive = 2\nresign_check_fraction = 0.1\n\
+                   [training]\nbatch_size = 8\n";
+        let c = RunConfig::from_run_copy_str(&copy(old), "run/config.toml").unwrap();
+        assert_eq!((c.name.as_str(), c.selfplay.ply_cap), ("old", 40));
+        assert_eq!(c.training.batch_size, 8);
+        // A run that resigned is not silently trained without it.
+        let on = "[selfplay]\nresign_threshold = 0.9\nresign_consecutive = 2\n";
+        let e = RunConfig::from_run_copy_str(&copy(on), "run/config.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("run/config.toml: selfplay.resign_threshold") && e.contains("cf0dd85"),
+            "{e}"
+        );
+        let e = RunConfig::from_run_copy_str(&copy("[model]\nescape_planes = true\n"), "c")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("model.escape_planes") && e.contains("retired"),
+            "{e}"
+        );
+    }
+
+    /// Every range of [`RANGES`] refuses the values just outside it, naming the key.
+    #[test]
+    fn every_range_refuses_the_values_just_outside_it() {
+        for &(key, range) in RANGES {
+            let outside = match range {
+                Int(lo, hi) => vec![(lo - 1).to_string(), (hi + 1).to_string()],
+                Float(lo, hi) => {
+                    let below = match lo {
+                        Open(l) => l,
+                        Closed(l) => l - 1e-6,
+                    };
+                    let above = match hi {
+                        Open(h) => h,
+                        Closed(h) => h + 1e-6 * h.abs().max(1.0),
+                    };
+                    vec![format!("{below:?}"), format!("{above:?}"), "nan".to_owned()]
+                }
+            };
+            for value in outside {
+                let text = match key.split_once('.') {
+                    Some((section, field)) => format!("[{section}]\n{field} = {value}\n"),
+                    None => format!("{key} = {value}\n"),
+                };
+                let e = err(&text);
+                assert!(
+                    e.starts_with(&format!("configs/x.toml: {key}: ")),
+                    "{text:?} gave {e:?}"
+                );
+                assert!(!e.contains('\n'), "{e}");
+            }
+            // The range's own bounds are inside when closed.
+            let inside = match range {
+                Int(lo, _) => Some(lo.to_string()),
+                Float(Closed(l), _) => Some(format!("{l:?}")),
+                Float(Open(_), Closed(h)) => Some(format!("{h:?}")),
+                Float(Open(_), Open(_)) => None,
+            };
+            if let Some(value) = inside {
+                let (section, field) = key.split_once('.').unwrap_or(("", key));
+                let text = if section.is_empty() {
+                    format!("{field} = {value}\n")
+                } else {
+                    format!("[{section}]\n{field} = {value}\n")
+                };
+                // Another key may then be out of its relation (e.g. cheap_simulations),
+                // but never this one for its range.
+                if let Err(e) = RunConfig::from_toml_str(&text, "x.toml") {
+                    assert!(!e.to_string().contains("must be between"), "{text:?}: {e}");
+                }
+            }
         }
     }
 
@@ -1838,7 +1759,6 @@ mod tests {
         c.training.optimizer = Optimizer::Sgd;
         c.training.lr_schedule = vec![(10, 0.01), (20, 0.001)];
         c.training.max_sample_reuse = Some(4.0);
-        c.training.recency_half_life = Some(0.25);
         c.training.moves_left_loss_weight = Some(0.5);
         c.evaluation.baseline = "random".into();
         c.evaluation.gating = true;

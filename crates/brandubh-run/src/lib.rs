@@ -7,7 +7,6 @@
 //!   listing and the sliding [`replay::ReplayWindow`] sampled with random symmetries;
 //! - [`metrics`]: `metrics.jsonl`, one JSON line per iteration;
 //! - [`plot`]: PNG learning curves redrawn from the metrics;
-//! - [`resign`]: the resignation rule of self-play, read off game records;
 //!
 //! Every file is written with [`brandubh_fs::write_atomic`], so that a crash at any moment
 //! never leaves a partial file.
@@ -61,7 +60,6 @@ pub mod layout;
 pub mod metrics;
 pub mod plot;
 pub mod replay;
-pub mod resign;
 pub mod run_dir;
 
 pub use layout::RunLayout;

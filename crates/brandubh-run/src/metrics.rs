@@ -124,12 +124,12 @@ pub struct IterationMetrics {
     /// Mean length of the self-play games, in plies.
     #[serde(with = "nan_as_null")]
     pub mean_game_length: f64,
-    /// Fraction of self-play games won by White (by the rules or Black's resignation).
+    /// Fraction of self-play games won by White (by the rules).
     /// Sparring games (`sparring_games`) are not among them: the rates of this line are
     /// of the network against itself.
     #[serde(with = "nan_as_null")]
     pub white_win_rate: f64,
-    /// Fraction of self-play games won by Black (by the rules or White's resignation).
+    /// Fraction of self-play games won by Black (by the rules).
     #[serde(with = "nan_as_null")]
     pub black_win_rate: f64,
     /// Fraction of self-play games stopped by the ply cap.
@@ -143,18 +143,6 @@ pub struct IterationMetrics {
     /// Of those, the games Black (the network) won.
     #[serde(default, skip_serializing_if = "crate::config::is_zero_u32")]
     pub sparring_black_wins: u32,
-    /// Fraction of self-play games resigned (`selfplay.resign_threshold`; 0 in files
-    /// written before resignation existed).
-    #[serde(default, with = "nan_as_null")]
-    pub resigned_rate: f64,
-    /// Self-play games kept from resigning and played out in which the resignation rule
-    /// fired (`selfplay.resign_check_fraction`).
-    #[serde(default)]
-    pub resign_checks: u32,
-    /// Of those, the games the side that would have resigned did not lose: false
-    /// resignations.
-    #[serde(default)]
-    pub false_resignations: u32,
     /// Store runs: games the learner consumed but did not train on, their network being
     /// more than its `max_network_age` older than the one trained.
     #[serde(default, skip_serializing_if = "crate::config::is_zero_u32")]
@@ -336,9 +324,6 @@ pub(crate) mod tests {
             white_win_rate: 0.3 + 0.02 * x,
             black_win_rate: 0.6 - 0.02 * x,
             unfinished_rate: 0.1,
-            resigned_rate: 0.0,
-            resign_checks: 0,
-            false_resignations: 0,
             sparring_games: 0,
             sparring_black_wins: 0,
             stale_games: 0,

@@ -206,12 +206,6 @@ fn curves(records: &[IterationMetrics]) -> [Panel<'static>; 4] {
             r.vs_baseline.as_ref().map(|m| m.score())
         }),
     ];
-    // Only runs that resign games show their share (the wins above include them).
-    if records.iter().any(|r| r.resigned_rate > 0.0) {
-        results.push(Series::new("self-play: resigned", GREY, records, |r| {
-            Some(r.resigned_rate)
-        }));
-    }
     // Only runs with sparring games show Black's share of them (the self-play lines above
     // leave them out); iterations without any have no point.
     if records.iter().any(|r| r.sparring_games > 0) {

@@ -34,8 +34,7 @@ pub struct SearchConfig {
     /// of the policy target; the fastest proven win is played). Lines longer than the
     /// tree is deep, which the network's priors can hide (docs/research/ablations.md, "The
     /// play-time search"). They do not need the solver: without it, the root's moves are
-    /// the only ones proven (self-play's `black_proof_plies`). Under a deadline the
-    /// proofs end at it. 0: off (default); at most [`MAX_ROOT_PROOF_PLIES`].
+    /// the only ones proven. Under a deadline the proofs end at it. 0: off (default); at most [`MAX_ROOT_PROOF_PLIES`].
     pub root_proof_plies: u32,
     /// Exact verification of the chosen move, with the solver: after the search, the move
     /// it would play is checked with [`crate::forced_win`] for a forced win of the opponent
@@ -61,15 +60,7 @@ pub const VERIFY_NODES: u64 = 1_000_000;
 impl Default for SearchConfig {
     /// 200 simulations of PUCT with self-play defaults, no ply cap.
     fn default() -> Self {
-        SearchConfig {
-            simulations: 200,
-            algorithm: AlgorithmConfig::Puct(PuctConfig::default()),
-            ply_cap: None,
-            solver: true,
-            discount: 1.0,
-            root_proof_plies: 0,
-            verify_plies: 0,
-        }
+        SearchConfig::puct(200)
     }
 }
 
@@ -77,23 +68,24 @@ impl SearchConfig {
     /// A Gumbel AlphaZero search with default settings and this many simulations.
     #[must_use]
     pub fn gumbel(simulations: u32) -> SearchConfig {
-        SearchConfig {
+        SearchConfig::with(
             simulations,
-            algorithm: AlgorithmConfig::Gumbel(GumbelConfig::default()),
-            ply_cap: None,
-            solver: true,
-            discount: 1.0,
-            root_proof_plies: 0,
-            verify_plies: 0,
-        }
+            AlgorithmConfig::Gumbel(GumbelConfig::default()),
+        )
     }
 
     /// A PUCT search with default settings and this many simulations.
     #[must_use]
     pub fn puct(simulations: u32) -> SearchConfig {
+        SearchConfig::with(simulations, AlgorithmConfig::Puct(PuctConfig::default()))
+    }
+
+    /// `algorithm` with this many simulations, the solver on, no discount, no ply cap and no
+    /// exact checks.
+    const fn with(simulations: u32, algorithm: AlgorithmConfig) -> SearchConfig {
         SearchConfig {
             simulations,
-            algorithm: AlgorithmConfig::Puct(PuctConfig::default()),
+            algorithm,
             ply_cap: None,
             solver: true,
             discount: 1.0,

@@ -318,11 +318,7 @@ impl Search {
         deadline: Option<Instant>,
         halt: Option<&AtomicBool>,
     ) -> Result<SearchResult, SearchError> {
-        if !self.pending.is_empty() {
-            return Err(SearchError::LeavesInFlight {
-                count: self.pending.len(),
-            });
-        }
+        self.no_leaves_in_flight()?;
         self.deadline = deadline;
         let stop = deadline.map(|d| {
             let now = Instant::now();
@@ -609,11 +605,7 @@ impl Search {
     /// Plays `mv` (checked) in the game and makes its subtree the new root, visits kept;
     /// the next search starts with a fresh budget. Refused while leaves are in flight.
     pub fn advance(&mut self, mv: Move) -> Result<(), SearchError> {
-        if !self.pending.is_empty() {
-            return Err(SearchError::LeavesInFlight {
-                count: self.pending.len(),
-            });
-        }
+        self.no_leaves_in_flight()?;
         self.game.play(mv)?;
         let child = self
             .tree
@@ -623,12 +615,7 @@ impl Search {
             Some(c) if self.tree.get(c).is_expanded() => self.tree.reroot(c),
             _ => self.tree.clear(),
         }
-        self.started = 0;
-        self.spent = 0;
-        self.root_ready = false;
-        self.verify_left = VERIFY_NODES;
-        self.verified.clear();
-        self.deadline = None;
+        self.reset_root_search();
         Ok(())
     }
 
@@ -655,24 +642,39 @@ impl Search {
     /// tree (its visits count as reused, like those kept by [`Search::advance`]); the root
     /// noise is drawn again. Refused while leaves are in flight or for a budget of 0.
     pub fn renew(&mut self, simulations: u32) -> Result<(), SearchError> {
-        if !self.pending.is_empty() {
-            return Err(SearchError::LeavesInFlight {
-                count: self.pending.len(),
-            });
-        }
+        self.no_leaves_in_flight()?;
         let config = SearchConfig {
             simulations,
             ..self.config.clone()
         };
         config.validate()?;
         self.config = config;
+        self.reset_root_search();
+        Ok(())
+    }
+
+    /// Refuses (`LeavesInFlight`) while leaves are out for evaluation.
+    fn no_leaves_in_flight(&self) -> Result<(), SearchError> {
+        if self.pending.is_empty() {
+            Ok(())
+        } else {
+            Err(SearchError::LeavesInFlight {
+                count: self.pending.len(),
+            })
+        }
+    }
+
+    /// Makes the root's next search a fresh one (the one home of this reset, for
+    /// [`Search::advance`] and [`Search::renew`]): no simulation started or spent, the
+    /// root noise not drawn, the verification budget full and nothing verified, no
+    /// deadline.
+    fn reset_root_search(&mut self) {
         self.started = 0;
         self.spent = 0;
         self.root_ready = false;
         self.verify_left = VERIFY_NODES;
         self.verified.clear();
         self.deadline = None;
-        Ok(())
     }
 
     /// Draws this search's root noise: Dirichlet into the priors (PUCT) or the Gumbel

@@ -584,24 +584,10 @@ fn valid_key(key: &str) -> bool {
         })
 }
 
-/// An error and its causes on one line, each cause once.
+/// An error and its causes on one line, each cause once, URLs redacted, cut after
+/// [`brandubh_fs::ONE_LINE_MAX_CHARS`] characters.
 fn one_line(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut parts: Vec<String> = vec![error.to_string()];
-    let mut source = error.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !parts.iter().any(|p| p.contains(&text)) {
-            parts.push(text);
-        }
-        source = s.source();
-    }
-    let joined = redact(&parts.join(": "));
-    let flat: String = joined.lines().map(str::trim).collect::<Vec<_>>().join(" ");
-    if flat.chars().count() > 300 {
-        flat.chars().take(300).chain("…".chars()).collect()
-    } else {
-        flat
-    }
+    brandubh_fs::one_line(&redact(&brandubh_fs::error_line(error)))
 }
 
 mod cloud {
@@ -746,18 +732,18 @@ mod cloud {
 mod tests {
     use super::*;
 
+    /// The keys `s` lists under `prefix`.
+    fn keys(s: &Store, prefix: &str) -> Vec<String> {
+        s.list(prefix).unwrap().into_iter().map(|e| e.key).collect()
+    }
+
     #[test]
     fn memory_round_trip_and_listing() {
         let s = Store::open("memory://").unwrap();
         s.put("chunks/b/000001.brz", b"1").unwrap();
         s.put("chunks/a/000000.brz", b"0").unwrap();
         s.put("config.toml", b"c").unwrap();
-        let keys: Vec<String> = s
-            .list("chunks")
-            .unwrap()
-            .into_iter()
-            .map(|e| e.key)
-            .collect();
+        let keys = keys(&s, "chunks");
         assert_eq!(keys, ["chunks/a/000000.brz", "chunks/b/000001.brz"]);
         assert_eq!(s.list("").unwrap().len(), 3);
         s.rename("chunks/a/000000.brz", "rejected/a/000000.brz")
@@ -781,12 +767,7 @@ mod tests {
         );
         // A leftover temporary file of an interrupted write is not an object of the run.
         std::fs::write(root.join("checkpoints/iter-000002.json#1"), b"x").unwrap();
-        let keys: Vec<String> = s
-            .list("checkpoints")
-            .unwrap()
-            .into_iter()
-            .map(|e| e.key)
-            .collect();
+        let keys = keys(&s, "checkpoints");
         assert_eq!(keys, ["checkpoints/iter-000001.json"]);
         let url = format!("file://{}", root.display());
         assert_eq!(
@@ -863,12 +844,7 @@ mod tests {
         let s = Store::open(dir.path().to_str().unwrap()).unwrap();
         std::fs::create_dir_all(dir.path().join("chunks/a b")).unwrap();
         std::fs::write(dir.path().join("chunks/a b/x y.brz"), b"junk").unwrap();
-        let keys: Vec<String> = s
-            .list("chunks")
-            .unwrap()
-            .into_iter()
-            .map(|e| e.key)
-            .collect();
+        let keys = keys(&s, "chunks");
         assert_eq!(keys, ["chunks/a b/x y.brz"]);
         assert_eq!(s.get("chunks/a b/x y.brz").unwrap().unwrap(), b"junk");
         s.rename("chunks/a b/x y.brz", "quarantine/objects/x")

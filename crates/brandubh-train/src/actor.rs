@@ -246,7 +246,7 @@ impl<'a> Actor<'a> {
         let (seq, status, started) = (&mut self.seq, &mut self.status, self.started);
         let heartbeat_dir = self.options.run.dir.clone();
         let forking = self.config.selfplay.fork_fraction > 0.0;
-        let mut next_forks = ForkPool::black_losses(self.config.selfplay.fork_black_losses);
+        let mut next_forks = ForkPool::default();
         run::play_games(
             self.config,
             &self.options.run,

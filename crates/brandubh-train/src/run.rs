@@ -31,12 +31,9 @@ use brandubh_rules::{Move, Side, Symmetry};
 use brandubh_run::config::{ConfigError, Optimizer, RunConfig, TrainingEngine};
 use brandubh_run::metrics::{self, IterationMetrics, MatchSummary, MetricsError, SprtVerdict};
 use brandubh_run::plot::{self, PlotError};
-use brandubh_run::replay::{
-    self, Chunk, ChunkInfo, GameRecord, GameResult, ReplayError, ReplayWindow,
-};
-use brandubh_run::resign::{Check, ResignRule};
+use brandubh_run::replay::{self, Chunk, ChunkInfo, GameRecord, ReplayError, ReplayWindow};
 use brandubh_run::{RunDir, RunDirError, RunState};
-use brandubh_search::{SearchConfig, SearchError, SettingError};
+use brandubh_search::SearchError;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -241,39 +238,8 @@ pub struct RunOptions {
     pub selfplay_on_device: bool,
 }
 
-/// The search of self-play, from the run configuration (validated with it).
-pub fn search_config(config: &RunConfig) -> Result<SearchConfig, SettingError> {
-    config.search.search_config(Some(config.selfplay.ply_cap))
-}
-
-/// The self-play settings of a run.
-pub fn selfplay_settings(config: &RunConfig) -> Result<SelfPlaySettings, SettingError> {
-    let sp = &config.selfplay;
-    Ok(SelfPlaySettings {
-        search: search_config(config)?,
-        cheap_simulations: sp.cheap_simulations.min(config.search.simulations),
-        full_search_fraction: sp.full_search_fraction as f32,
-        black_budget_scale: sp.black_budget_scale as f32,
-        black_proof_plies: sp.black_proof_plies,
-        ply_cap: sp.ply_cap,
-        opening_random_plies: sp.opening_random_plies.unwrap_or(0),
-        fork_fraction: sp.fork_fraction as f32,
-        forks: Arc::new(ForkPool::default()),
-        sparring_fraction: sp.sparring_fraction as f32,
-        sparring_depth: sp.sparring_depth,
-        resign: sp.resign_rule(),
-        resign_check_fraction: sp.resign_check_fraction as f32,
-        temperature: sp.temperature as f32,
-        temperature_plies: sp.temperature_plies,
-        concurrent_games: sp.concurrent_games as usize,
-        leaves_per_game: sp.leaves_per_game as usize,
-        threads: sp.worker_threads(),
-    })
-}
-
 /// The network shape of a run: with `model.king_planes`, the King input planes (with
-/// `model.threat_planes` the threat planes after them, and with `model.escape_planes` the
-/// escape planes after those); with
+/// `model.threat_planes` the threat planes after them); with
 /// `training.moves_left_loss_weight` set, a moves-left head as wide as the value head's
 /// hidden layer.
 #[must_use]
@@ -284,7 +250,7 @@ pub fn net_config(config: &RunConfig) -> NetConfig {
         .with_planes(encoding::layout(
             config.model.king_planes,
             config.model.threat_planes,
-            config.model.escape_planes,
+            false,
         ));
     let moves_left = config
         .training
@@ -461,34 +427,19 @@ struct Iteration<'a> {
 /// What self-play produced, counted as games arrive (the games themselves go to chunks).
 #[derive(Debug, Default)]
 pub(crate) struct GameTally {
-    /// The run's resignation rule, to check the games played out.
-    resign: Option<ResignRule>,
     games: u64,
     positions: u64,
     plies: u64,
-    /// Wins by the rules or by the other side's resignation.
     white_wins: u64,
     black_wins: u64,
     unfinished: u64,
-    resigned: u64,
     /// Sparring games (White was the alpha-beta searcher), counted apart from the others'
     /// wins, and those Black won.
     sparring: u64,
     sparring_black_wins: u64,
-    /// Games played out in which the resignation rule fired ([`Check`]), and of those
-    /// the false resignations.
-    resign_checks: u64,
-    false_resignations: u64,
 }
 
 impl GameTally {
-    fn new(config: &RunConfig) -> GameTally {
-        GameTally {
-            resign: config.selfplay.resign_rule(),
-            ..GameTally::default()
-        }
-    }
-
     /// Counts `game`, a sparring game (White was the alpha-beta searcher) apart.
     fn add(&mut self, game: &GameRecord) {
         self.games += 1;
@@ -504,17 +455,6 @@ impl GameTally {
             Some(Side::Black) => self.black_wins += 1,
             None => self.unfinished += 1,
         }
-        if matches!(game.result, GameResult::Resigned { .. }) {
-            self.resigned += 1;
-        }
-        match self.resign.map(|rule| rule.check(game)) {
-            Some(Check::Lost(_)) => self.resign_checks += 1,
-            Some(Check::Saved(_)) => {
-                self.resign_checks += 1;
-                self.false_resignations += 1;
-            }
-            Some(Check::NotTriggered) | None => {}
-        }
     }
 
     fn merge(&mut self, other: &GameTally) {
@@ -524,11 +464,8 @@ impl GameTally {
         self.white_wins += other.white_wins;
         self.black_wins += other.black_wins;
         self.unfinished += other.unfinished;
-        self.resigned += other.resigned;
         self.sparring += other.sparring;
         self.sparring_black_wins += other.sparring_black_wins;
-        self.resign_checks += other.resign_checks;
-        self.false_resignations += other.false_resignations;
     }
 
     /// `count` as a share of the games (0 without games).
@@ -619,7 +556,7 @@ impl Iteration<'_> {
     ) -> Result<SelfPlayOutcome, RunError> {
         let t0 = Instant::now();
         let backlog = source.gather(self.dir, self.n, observer)?;
-        let (tally, _) = existing_games(self.config, self.dir, self.n)?;
+        let (tally, _) = existing_games(self.dir, self.n)?;
         Ok(SelfPlayOutcome {
             tally,
             stats: SelfPlayStats::default(),
@@ -640,7 +577,7 @@ impl Iteration<'_> {
         observer: &mut dyn Observer,
     ) -> Result<SelfPlayOutcome, RunError> {
         let (config, dir, n) = (self.config, self.dir, self.n);
-        let (mut tally, mut seq) = existing_games(config, dir, n)?;
+        let (mut tally, mut seq) = existing_games(dir, n)?;
         let target = u64::from(config.selfplay.games_per_iteration);
         let already = tally.games;
         let remaining = target.saturating_sub(already);
@@ -680,8 +617,7 @@ impl Iteration<'_> {
     ) -> Result<(Trainer, TrainingOutcome), RunError> {
         let (config, n) = (self.config, self.n);
         let window_size = config.training.window_size(total_positions);
-        let (mut window, report) = ReplayWindow::load(&self.dir.chunks(), window_size)?;
-        window.set_recency_half_life(config.training.recency_half_life);
+        let (window, report) = ReplayWindow::load(&self.dir.chunks(), window_size)?;
         for skipped in &report.skipped {
             tracing::warn!("skipping damaged chunk: {skipped}");
         }
@@ -846,13 +782,10 @@ impl Iteration<'_> {
             white_win_rate: t.selfplay_rate(t.white_wins),
             black_win_rate: t.selfplay_rate(t.black_wins),
             unfinished_rate: t.selfplay_rate(t.unfinished),
-            resigned_rate: t.selfplay_rate(t.resigned),
             sparring_games: t.sparring as u32,
             sparring_black_wins: t.sparring_black_wins as u32,
             stale_games: u32::try_from(games.backlog.stale_games).unwrap_or(u32::MAX),
             waiting_chunks: u32::try_from(games.backlog.waiting_chunks).unwrap_or(u32::MAX),
-            resign_checks: t.resign_checks as u32,
-            false_resignations: t.false_resignations as u32,
             training_steps: training.steps,
             policy_loss: training.policy_loss,
             value_loss: training.value_loss,
@@ -913,16 +846,16 @@ pub(crate) fn play_games(
 ) -> Result<(GameTally, SelfPlayStats), RunError> {
     let plain = options.device.clone().without_autodiff();
     let (model, _) = checkpoint::load(batch.checkpoint, &plain, Some(&net_config(config)))?;
-    let mut settings = selfplay_settings(config).map_err(SearchError::from)?;
+    let mut settings = SelfPlaySettings::new(config).map_err(SearchError::from)?;
     settings.forks = Arc::clone(&batch.forks);
     // With a worker per core, each worker's forward passes run on its own thread: split
     // over rayon's pool as well, they measured 0.8× the self-play rate (`brandubh bench`).
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let split = settings.threads < cores;
+    let split = settings.threads() < cores;
     let fast = (!options.selfplay_on_device)
         .then(|| Arc::new(FastNet::from_model(&model).with_parallel(split)));
     let symmetry = config.selfplay.symmetry_at_inference;
-    let mut tally = GameTally::new(config);
+    let mut tally = GameTally::default();
     let mut pending: Vec<GameRecord> = Vec::new();
     let mut flush = |pending: &mut Vec<GameRecord>| -> Result<(), RunError> {
         if pending.is_empty() {
@@ -967,7 +900,7 @@ pub(crate) fn play_games(
 /// What the games of `iteration` fork from: the games of the iteration before, if the run
 /// forks at all (`selfplay.fork_fraction`). In chunk order; a damaged chunk is skipped.
 fn fork_pool(config: &RunConfig, dir: &RunDir, iteration: u32) -> Result<Arc<ForkPool>, RunError> {
-    let mut pool = ForkPool::black_losses(config.selfplay.fork_black_losses);
+    let mut pool = ForkPool::default();
     if config.selfplay.fork_fraction > 0.0 && iteration > 0 {
         read_chunks_of(dir, iteration - 1, |chunk| pool.extend(&chunk.games))?;
     }
@@ -994,12 +927,8 @@ fn read_chunks_of(
 }
 
 /// The games of `iteration` already in chunk files, counted, and the next free chunk number.
-fn existing_games(
-    config: &RunConfig,
-    dir: &RunDir,
-    iteration: u32,
-) -> Result<(GameTally, u32), RunError> {
-    let mut tally = GameTally::new(config);
+fn existing_games(dir: &RunDir, iteration: u32) -> Result<(GameTally, u32), RunError> {
+    let mut tally = GameTally::default();
     let entries = read_chunks_of(dir, iteration, |chunk| {
         chunk.games.iter().for_each(|g| tally.add(g));
     })?;

@@ -12,7 +12,7 @@
 //! index order (so chunks, the replay window and a resumed iteration see the same games in
 //! the same order: the games written are always the first ones).
 //!
-//! In a share of the games ([`SelfPlaySettings::sparring_fraction`]) White is the
+//! In a share of the games (`selfplay.sparring_fraction`) White is the
 //! alpha-beta searcher instead of the network: the worker plays its moves at once, on its
 //! own thread, and only Black's moves are searched and recorded.
 
@@ -23,65 +23,29 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use brandubh_rules::{Game, Move, Position, Side};
+use brandubh_run::config::{RunConfig, SelfPlayConfig};
 use brandubh_run::replay::{GameRecord, GameResult, PositionRecord};
-use brandubh_run::resign::{ResignRule, ResignWatch};
 use brandubh_search::{
     AlphaBetaConfig, AlphaBetaPlayer, Batcher, Evaluator, Search, SearchConfig, SearchError,
-    SearchResult,
+    SearchResult, SettingError,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// How self-play games are played.
+/// How self-play games are played: the run's `[selfplay]` section, read as it was
+/// validated ([`SelfPlayConfig`], whose keys, meanings and ranges are documented there
+/// and checked once by `RunConfig::validate`), the search it runs, and the games forks
+/// start from.
 #[derive(Clone, Debug)]
 pub struct SelfPlaySettings {
-    /// The full search (its `simulations` is the full budget; its `ply_cap` should be set
-    /// so that the search scores capped lines as unfinished).
+    /// The `[selfplay]` section of a valid run configuration.
+    pub config: SelfPlayConfig,
+    /// The full search (`[search]`; its `simulations` is the full budget, and its
+    /// `ply_cap` is `selfplay.ply_cap`, so that it scores capped lines as unfinished).
     pub search: SearchConfig,
-    /// Budget of the cheap searches of playout-cap randomisation.
-    pub cheap_simulations: u32,
-    /// Fraction of moves searched with the full budget and recorded as policy targets.
-    pub full_search_fraction: f32,
-    /// Both budgets of Black's moves are this many times White's (at least 1).
-    pub black_budget_scale: f32,
-    /// Exact proofs of Black's root moves this many plies deep before each of Black's
-    /// searches ([`SearchConfig::root_proof_plies`]); White's searches keep `search`'s.
-    /// 0: off.
-    pub black_proof_plies: u32,
-    /// A game reaching this many plies stops, recorded as unfinished.
-    pub ply_cap: u32,
-    /// Plies played uniformly at random from the start before searching (opening variety).
-    pub opening_random_plies: u32,
-    /// Share of games that start part-way through a game of [`SelfPlaySettings::forks`]
-    /// (KataGo's forks) instead of from the start; `0` never draws from the pool.
-    pub fork_fraction: f32,
     /// The earlier games that forked games start from (empty: every game starts from the
     /// start).
     pub forks: Arc<ForkPool>,
-    /// Share of games (drawn at each game's start) whose White is an alpha-beta searcher of
-    /// `sparring_depth` plies instead of the network: sparring games, in which only
-    /// Black's moves are searched and recorded. `0` never draws.
-    pub sparring_fraction: f32,
-    /// Depth of the sparring games' alpha-beta White (at least 1).
-    pub sparring_depth: u32,
-    /// When a game is resigned (`None`: never).
-    pub resign: Option<ResignRule>,
-    /// With `resign` set, the share of games that never resign but are played out (to
-    /// measure false resignations, [`ResignRule::check`]).
-    pub resign_check_fraction: f32,
-    /// Temperature of the move choice during the first `temperature_plies` plies of a game:
-    /// the move is drawn from the search's policy target raised to 1/temperature (0 plays
-    /// the search's best move).
-    pub temperature: f32,
-    /// Plies played with `temperature`, counted from where self-play took the game over
-    /// (the start, or a fork's position); later moves are the search's best move.
-    pub temperature_plies: u32,
-    /// Games each worker keeps in flight.
-    pub concurrent_games: usize,
-    /// Leaves gathered from each game's search per round (virtual loss spreads them).
-    pub leaves_per_game: usize,
-    /// Worker threads.
-    pub threads: usize,
 }
 
 /// What a self-play session did.
@@ -129,8 +93,6 @@ struct Slot {
     full: bool,
     /// The ply self-play took the game over at: 0, or a fork's ply.
     first_ply: usize,
-    /// Progress towards resignation; `None` if this game never resigns.
-    resign: Option<ResignWatch>,
 }
 
 impl Slot {
@@ -146,17 +108,12 @@ impl Slot {
 /// new game replays that game's moves up to it (so that repetitions count as in the
 /// game), then searches from there. The moves before the fork are in the new record but
 /// none of its positions: only what self-play searched is a training target.
-///
-/// A pool made with [`ForkPool::black_losses`] keeps only the positions with Black to move
-/// of games that White won (`selfplay.fork_black_losses`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ForkPool {
     /// Each game's start and moves.
     games: Vec<(Position, Vec<Move>)>,
     /// Every position a game may start from: (game, plies played).
     points: Vec<(u32, u32)>,
-    /// Whether only Black's positions of games White won are kept.
-    black_losses: bool,
 }
 
 impl ForkPool {
@@ -167,36 +124,16 @@ impl ForkPool {
         pool
     }
 
-    /// An empty pool that keeps only the positions with Black to move of the games White
-    /// won, if `black_losses`; every position otherwise (as [`ForkPool::default`]).
-    #[must_use]
-    pub fn black_losses(black_losses: bool) -> ForkPool {
-        ForkPool {
-            black_losses,
-            ..ForkPool::default()
-        }
-    }
-
     /// Adds `games` (their start and moves; their recorded positions are not kept).
     pub fn extend<'a>(&mut self, games: impl IntoIterator<Item = &'a GameRecord>) {
         for g in games {
-            if self.black_losses && g.result.winner() != Some(Side::White) {
-                continue;
-            }
             let index = self.games.len() as u32;
             // Positions after 1 to len-1 moves: not the start, and not the end (a
             // finished game's last position is over; a capped one's is at the cap).
             let n = g.moves.len() as u32;
-            let white_first = g.start.side_to_move() == Side::White;
-            let keep = |ply: &u32| {
-                // Black is to move after an odd number of plies when White moved first.
-                !self.black_losses || (ply % 2 == 1) == white_first
-            };
-            let before = self.points.len();
-            self.points
-                .extend((1..n).filter(keep).map(|ply| (index, ply)));
             // A game with no position to start from is not kept.
-            if self.points.len() > before {
+            if n > 1 {
+                self.points.extend((1..n).map(|ply| (index, ply)));
                 self.games.push((g.start, g.moves.clone()));
             }
         }
@@ -237,36 +174,47 @@ pub fn game_seed(seed: u64, index: u64) -> u64 {
 }
 
 impl SelfPlaySettings {
+    /// The self-play of the valid run configuration `run`, with no games to fork from.
+    pub fn new(run: &RunConfig) -> Result<SelfPlaySettings, SettingError> {
+        Ok(SelfPlaySettings {
+            config: run.selfplay.clone(),
+            search: run.search.search_config(Some(run.selfplay.ply_cap))?,
+            forks: Arc::new(ForkPool::default()),
+        })
+    }
+
+    /// Worker threads: `selfplay.threads`, or one per core when it is 0.
+    #[must_use]
+    pub fn threads(&self) -> usize {
+        self.config.worker_threads()
+    }
+
     /// Game `index`, ready for its first search, and whether it already ended (a sparring
     /// game whose alpha-beta White won or reached the ply cap with its first move).
     fn start_game(&self, index: u64, seed: u64) -> Result<(Slot, bool), SearchError> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         // No number is drawn for forks unless there can be one, so that runs without forks
         // play exactly the games they played before forks existed.
-        let fork = (self.fork_fraction > 0.0
+        let c = &self.config;
+        let fork = (c.fork_fraction > 0.0
             && !self.forks.is_empty()
-            && rng.random::<f32>() < self.fork_fraction)
+            && rng.random::<f32>() < c.fork_fraction as f32)
             .then(|| self.forks.draw(&mut rng))
             .flatten();
         let first_ply = fork.as_ref().map_or(0, Game::ply);
         let game = fork.unwrap_or_else(|| {
             let mut game = Game::new(Position::start());
-            game.random_playout(self.opening_random_plies as usize, |n| {
-                rng.random_range(0..n)
-            });
+            let plies = c.opening_random_plies.unwrap_or(0) as usize;
+            game.random_playout(plies, |n| rng.random_range(0..n));
             if game.is_over() {
                 // Random openings this short never end the game, but stay safe.
                 game = Game::new(Position::start());
             }
             game
         });
-        // Likewise, no number is drawn for resignation unless it is on.
-        let resign = self
-            .resign
-            .filter(|_| rng.random::<f32>() >= self.resign_check_fraction)
-            .map(ResignRule::watch);
-        // Nor for sparring unless it is on.
-        let sparring = self.sparring_fraction > 0.0 && rng.random::<f32>() < self.sparring_fraction;
+        // Likewise, no number is drawn for sparring unless it is on.
+        let sparring =
+            c.sparring_fraction > 0.0 && rng.random::<f32>() < c.sparring_fraction as f32;
         let record = GameRecord {
             start: *game.start(),
             moves: game.moves().to_vec(),
@@ -282,7 +230,6 @@ impl SelfPlaySettings {
             rng,
             full: true,
             first_ply,
-            resign,
         };
         let ended = self.play_sparring_white(&mut slot)?;
         if !ended {
@@ -300,9 +247,9 @@ impl SelfPlaySettings {
             && !self.ended(slot)?
         {
             let mut white = AlphaBetaPlayer::new(AlphaBetaConfig {
-                max_depth: self.sparring_depth.max(1),
+                max_depth: self.config.sparring_depth,
                 time_limit: None,
-                ply_cap: Some(self.ply_cap),
+                ply_cap: Some(self.config.ply_cap),
             })?;
             let mv = white.search(slot.search.game())?.best_move;
             slot.search.advance(mv)?;
@@ -318,25 +265,19 @@ impl SelfPlaySettings {
             slot.record.result = GameResult::Finished(outcome);
             return Ok(true);
         }
-        Ok(game.ply() >= self.ply_cap as usize)
+        Ok(game.ply() >= self.config.ply_cap as usize)
     }
 
     /// Playout-cap randomisation: draws whether the next move gets the full search.
     fn choose_budget(&self, slot: &mut Slot) {
-        slot.full = slot.rng.random::<f32>() < self.full_search_fraction;
+        slot.full = slot.rng.random::<f32>() < self.config.full_search_fraction as f32;
         let budget = if slot.full {
             self.search.simulations
         } else {
-            self.cheap_simulations
+            self.config.cheap_simulations
         };
         let side = slot.search.game().side_to_move();
         slot.search.set_simulations(self.budget_for(side, budget));
-        if self.black_proof_plies > 0 {
-            slot.search.set_root_proof_plies(match side {
-                Side::White => self.search.root_proof_plies,
-                Side::Black => self.black_proof_plies,
-            });
-        }
     }
 
     /// `budget` scaled for `side` by `black_budget_scale`.
@@ -344,7 +285,10 @@ impl SelfPlaySettings {
         match side {
             Side::White => budget,
             // `as` saturates; the scale is at least 1, so the budget never shrinks.
-            Side::Black => ((budget as f32 * self.black_budget_scale).round() as u32).max(budget),
+            Side::Black => {
+                let scale = self.config.black_budget_scale as f32;
+                ((budget as f32 * scale).round() as u32).max(budget)
+            }
         }
     }
 
@@ -352,13 +296,14 @@ impl SelfPlaySettings {
     /// from its policy target sharpened by the temperature.
     fn choose_move(&self, result: &SearchResult, slot: &mut Slot) -> Move {
         let ply = slot.search.game().ply() - slot.first_ply;
-        if ply >= self.temperature_plies as usize || self.temperature <= 0.0 {
+        let (temperature, plies) = (self.config.temperature, self.config.temperature_plies);
+        if ply >= plies as usize || temperature <= 0.0 {
             return result.best_move;
         }
         let weights: Vec<f64> = result
             .policy
             .iter()
-            .map(|&p| f64::from(p.max(0.0)).powf(1.0 / f64::from(self.temperature)))
+            .map(|&p| f64::from(p.max(0.0)).powf(1.0 / temperature))
             .collect();
         let total: f64 = weights.iter().sum();
         if !(total > 0.0 && total.is_finite()) {
@@ -375,7 +320,7 @@ impl SelfPlaySettings {
     }
 
     /// Plays the searched move of a done search; returns whether the game ended (by the
-    /// rules, the ply cap or resignation).
+    /// rules or the ply cap).
     fn finish_move(&self, slot: &mut Slot) -> Result<bool, SearchError> {
         let result = slot.search.result()?;
         if slot.full {
@@ -392,17 +337,6 @@ impl SelfPlaySettings {
                 root_value,
                 full_search: true,
             });
-            // The rule reads the value just recorded, as `ResignRule::would_resign` reads
-            // it off the record.
-            let side = slot.search.game().side_to_move();
-            if let Some(watch) = &mut slot.resign
-                && watch.observe(side, root_value)
-            {
-                slot.record.result = GameResult::Resigned {
-                    winner: side.opponent(),
-                };
-                return Ok(true);
-            }
         }
         let mv = self.choose_move(&result, slot);
         slot.search.advance(mv)?;
@@ -487,7 +421,7 @@ impl<E: Evaluator> Worker<'_, E> {
     /// Starts this worker's next games until `concurrent_games` are in flight or none is
     /// left.
     fn top_up(&mut self) -> Result<(), SearchError> {
-        while self.slots.len() < self.settings.concurrent_games.max(1)
+        while self.slots.len() < self.settings.config.concurrent_games as usize
             && self.next < self.range.count
         {
             let index = self.next;
@@ -508,7 +442,7 @@ impl<E: Evaluator> Worker<'_, E> {
         let mut searches: Vec<&mut Search> = self.slots.iter_mut().map(|s| &mut s.search).collect();
         let round = self.batcher.round(
             &mut searches,
-            self.settings.leaves_per_game,
+            self.settings.config.leaves_per_game as usize,
             &mut self.evaluator,
         )?;
         if round.leaves > 0 {
@@ -543,7 +477,7 @@ impl<E: Evaluator> Worker<'_, E> {
 }
 
 /// Plays games `first_game..first_game + games` (indices seed each game) on
-/// `settings.threads` workers. `make_evaluator(worker)` builds each worker's evaluator on
+/// `settings.threads()` workers. `make_evaluator(worker)` builds each worker's evaluator on
 /// its thread. `on_game` runs on the calling thread for every game, in index order (a game
 /// that finishes before an earlier one waits for it; the stats it gets count every game
 /// finished so far); returning an error stops the session (games in flight or waiting are
@@ -571,7 +505,7 @@ where
     };
     let mut stats = SelfPlayStats::default();
     let (tx, rx) = mpsc::channel::<Result<(u64, GameRecord), SearchError>>();
-    let workers = settings.threads.max(1);
+    let workers = settings.threads();
     let outcome = std::thread::scope(|scope| {
         for worker in 0..workers {
             let tx = tx.clone();
@@ -637,25 +571,35 @@ mod tests {
         let mut search = SearchConfig::gumbel(8);
         search.ply_cap = Some(30);
         SelfPlaySettings {
+            config: SelfPlayConfig {
+                cheap_simulations: 2,
+                full_search_fraction: 0.5,
+                ply_cap: 30,
+                opening_random_plies: Some(2),
+                sparring_depth: 2,
+                temperature_plies: 6,
+                concurrent_games: 3,
+                leaves_per_game: 2,
+                threads: threads as u32,
+                ..SelfPlayConfig::default()
+            },
             search,
-            cheap_simulations: 2,
-            full_search_fraction: 0.5,
-            black_budget_scale: 1.0,
-            black_proof_plies: 0,
-            ply_cap: 30,
-            opening_random_plies: 2,
-            fork_fraction: 0.0,
             forks: Arc::new(ForkPool::default()),
-            sparring_fraction: 0.0,
-            sparring_depth: 2,
-            resign: None,
-            resign_check_fraction: 0.0,
-            temperature: 1.0,
-            temperature_plies: 6,
-            concurrent_games: 3,
-            leaves_per_game: 2,
-            threads,
         }
+    }
+
+    #[test]
+    fn settings_of_a_run_read_its_selfplay_section() {
+        let mut run = RunConfig::default();
+        run.selfplay.sparring_depth = 3;
+        run.selfplay.threads = 2;
+        run.selfplay.ply_cap = 77;
+        let s = SelfPlaySettings::new(&run).unwrap();
+        assert_eq!(s.config, run.selfplay);
+        assert_eq!(s.threads(), 2);
+        assert_eq!(s.search.ply_cap, Some(77));
+        assert_eq!(s.search.simulations, run.search.simulations);
+        assert!(s.forks.is_empty());
     }
 
     fn collect(threads: usize, seed: u64) -> (Vec<GameRecord>, SelfPlayStats) {
@@ -711,102 +655,19 @@ mod tests {
         assert!(recorded as usize > moves / 5 && (recorded as usize) < moves * 4 / 5);
     }
 
-    /// Whether `mv`, played by the side to move in `game`, lets the opponent force a win
-    /// within `plies` (an exact search without a budget); `game` is left as it was.
-    fn lost_after(game: &mut Game, mv: Move, plies: u32) -> bool {
-        let me = game.side_to_move();
-        game.play(mv).unwrap();
-        let lost = !game.is_over()
-            && brandubh_search::forced_win(game, me.opponent(), plies, u64::MAX)
-                .plies
-                .is_some();
-        game.undo();
-        lost
-    }
-
-    /// Black's moves in `games` (after the random opening) that let White force a win
-    /// within `plies` where another move did not, and how many Black moves were checked;
-    /// and the same count for White's moves, the other way round.
-    fn avoidable_losses(games: &[GameRecord], plies: u32) -> ([usize; 2], usize) {
-        let mut avoidable = [0; 2];
-        let mut checked = 0;
-        for g in games {
-            let mut game = Game::new(g.start);
-            for (ply, &mv) in g.moves.iter().enumerate() {
-                // Proofs reaching past the ply cap are not proofs (the game stops first).
-                if ply >= 2 && ply + 1 + plies as usize <= 30 {
-                    let me = game.side_to_move();
-                    let legal = game.legal_moves();
-                    if lost_after(&mut game, mv, plies)
-                        && legal.iter().any(|&m| !lost_after(&mut game, m, plies))
-                    {
-                        avoidable[usize::from(me == Side::White)] += 1;
-                    }
-                    checked += usize::from(me == Side::Black);
-                }
-                game.play(mv).unwrap();
-            }
-        }
-        (avoidable, checked)
-    }
-
-    #[test]
-    fn black_never_plays_a_move_proven_lost_when_its_moves_are_proven() {
-        // Rollouts make the games end; 8 simulations make both sides blunder short
-        // tactics, so without the proofs Black plays avoidable losses (the test can fail).
-        let mut s = settings(1);
-        let rollouts = |w: usize| RolloutEvaluator::new(40 + w as u64, 50);
-        let (plain, _) = games_of(&s, 5, rollouts);
-        let ([black, _], _) = avoidable_losses(&plain, 3);
-        assert!(black > 0, "without proofs Black blunders");
-        s.black_proof_plies = 3;
-        let (proved, _) = games_of(&s, 5, rollouts);
-        let ([black, white], checked) = avoidable_losses(&proved, 3);
-        assert!(checked > 50, "{checked} Black moves checked");
-        assert_eq!(black, 0, "Black played an avoidable loss within 3 plies");
-        assert!(white > 0, "White's moves are not proven");
-        for g in &proved {
-            g.validate().unwrap();
-            // No share of a recorded Black policy target on a move proven lost.
-            let mut game = Game::new(g.start);
-            let mut next = 0;
-            for (ply, &mv) in g.moves.iter().enumerate() {
-                while next < g.positions.len() && (g.positions[next].ply as usize) < ply {
-                    next += 1;
-                }
-                let record = g.positions.get(next).filter(|p| p.ply as usize == ply);
-                if let Some(record) = record
-                    && game.side_to_move() == Side::Black
-                    && ply + 4 <= 30
-                {
-                    let legal = game.legal_moves();
-                    if legal.iter().any(|&m| !lost_after(&mut game, m, 3)) {
-                        for &(m, share) in &record.policy {
-                            assert!(
-                                !lost_after(&mut game, m, 3),
-                                "{m} lost, target share {share}"
-                            );
-                        }
-                    }
-                }
-                game.play(mv).unwrap();
-            }
-        }
-    }
-
     #[test]
     fn black_searches_with_the_scaled_budget() {
         let mut s = settings(1);
-        s.black_budget_scale = 2.5;
+        s.config.black_budget_scale = 2.5;
         assert_eq!(s.budget_for(Side::White, 8), 8);
         assert_eq!(s.budget_for(Side::Black, 8), 20);
         assert_eq!(s.budget_for(Side::Black, 2), 5);
-        s.black_budget_scale = 1.0;
+        s.config.black_budget_scale = 1.0;
         assert_eq!(s.budget_for(Side::Black, 8), 8);
         // Played: the same games' moves cost more evaluations with Black's budget scaled.
         let per_move = |st: &SelfPlayStats| st.evaluations as f64 / st.moves as f64;
         let plain = collect_with(&s, 4).1;
-        s.black_budget_scale = 4.0;
+        s.config.black_budget_scale = 4.0;
         let scaled = collect_with(&s, 4).1;
         assert!(
             per_move(&scaled) > 1.5 * per_move(&plain),
@@ -899,9 +760,9 @@ mod tests {
     }
 
     /// Self-play with `fork_fraction` of the games forked from `pool`.
-    fn forked(fraction: f32, pool: &[GameRecord], seed: u64) -> Vec<GameRecord> {
+    fn forked(fraction: f64, pool: &[GameRecord], seed: u64) -> Vec<GameRecord> {
         let mut s = settings(1);
-        s.fork_fraction = fraction;
+        s.config.fork_fraction = fraction;
         s.forks = Arc::new(ForkPool::new(pool));
         collect_with(&s, seed).0
     }
@@ -920,45 +781,6 @@ mod tests {
             })
             .max()
             .unwrap_or(0)
-    }
-
-    #[test]
-    fn a_black_losses_pool_holds_only_black_to_move_positions_of_games_white_won() {
-        // Games of a uniform evaluator, most of them stopped by the ply cap; say that White
-        // won every other one by Black's resignation and Black the others.
-        let (mut games, _) = collect(1, 8);
-        for (i, g) in games.iter_mut().enumerate() {
-            let winner = if i % 2 == 0 { Side::White } else { Side::Black };
-            g.result = GameResult::Resigned { winner };
-        }
-        let white_won = |g: &GameRecord| g.result.winner() == Some(Side::White);
-        let mut pool = ForkPool::black_losses(true);
-        pool.extend(&games);
-        // Black is to move after an odd number of plies from a White-to-move start.
-        let black_inner = |g: &GameRecord| {
-            let first_white = g.start.side_to_move() == Side::White;
-            (1..g.moves.len())
-                .filter(|&p| (p % 2 == 1) == first_white)
-                .count()
-        };
-        let expected: usize = games.iter().filter(|g| white_won(g)).map(black_inner).sum();
-        assert_eq!(pool.len(), expected);
-        assert!(pool.len() < ForkPool::new(&games).len());
-        let mut rng = ChaCha8Rng::seed_from_u64(3);
-        for _ in 0..200 {
-            let g = pool.draw(&mut rng).unwrap();
-            assert_eq!(g.side_to_move(), Side::Black);
-            assert!(!g.is_over());
-            let source = games
-                .iter()
-                .find(|p| p.start == *g.start() && p.moves.starts_with(g.moves()))
-                .unwrap();
-            assert!(white_won(source), "drawn from a game White won");
-        }
-        // A pool with no game White won is empty, so that no game forks.
-        let mut none = ForkPool::black_losses(true);
-        none.extend(games.iter().filter(|g| !white_won(g)));
-        assert!(none.is_empty());
     }
 
     #[test]
@@ -1032,8 +854,8 @@ mod tests {
     #[test]
     fn in_sparring_games_white_plays_the_alpha_beta_moves_and_only_black_is_recorded() {
         let mut s = settings(2);
-        s.sparring_fraction = 1.0;
-        s.sparring_depth = 2;
+        s.config.sparring_fraction = 1.0;
+        s.config.sparring_depth = 2;
         let games = sparring_games(&s, 8);
         assert_eq!(games.len(), 7);
         let (mut white_moves, mut black_recorded) = (0, 0);
@@ -1089,8 +911,8 @@ mod tests {
             sparring: false,
         };
         let mut s = settings(2);
-        s.sparring_fraction = 1.0;
-        s.fork_fraction = 1.0;
+        s.config.sparring_fraction = 1.0;
+        s.config.fork_fraction = 1.0;
         s.forks = Arc::new(ForkPool::new([&pool]));
         let games = sparring_games(&s, 9);
         assert_eq!(games.len(), 7);
@@ -1106,7 +928,7 @@ mod tests {
     #[test]
     fn a_sparring_fraction_makes_about_that_share_of_games_sparring_games() {
         let mut s = settings(1);
-        s.sparring_fraction = 0.25;
+        s.config.sparring_fraction = 0.25;
         let sparring = (0..400)
             .filter(|&i| s.start_game(i, game_seed(3, i)).unwrap().0.record.sparring)
             .count();
@@ -1117,7 +939,7 @@ mod tests {
     fn a_fork_fraction_forks_about_that_share_of_games() {
         let (pool, _) = collect(1, 5);
         let mut s = settings(1);
-        s.fork_fraction = 0.5;
+        s.config.fork_fraction = 0.5;
         s.forks = Arc::new(ForkPool::new(&pool));
         let forked = (0..200)
             .filter(|&i| {
@@ -1131,90 +953,6 @@ mod tests {
             })
             .count();
         assert!((70..=130).contains(&forked), "{forked} of 200 forked");
-    }
-
-    /// Uniform priors, and a value that says White is lost: −0.95 for White to move,
-    /// +0.95 for Black to move.
-    struct WhiteIsLost;
-
-    impl Evaluator for WhiteIsLost {
-        fn evaluate(
-            &mut self,
-            leaves: &[brandubh_search::Leaf],
-        ) -> Vec<brandubh_search::Evaluation> {
-            leaves
-                .iter()
-                .map(|leaf| {
-                    let v = match leaf.position.side_to_move() {
-                        Side::White => -0.95,
-                        Side::Black => 0.95,
-                    };
-                    brandubh_search::Evaluation::uniform(leaf.moves.len(), v)
-                })
-                .collect()
-        }
-    }
-
-    const RULE: ResignRule = ResignRule {
-        threshold: 0.9,
-        consecutive: 2,
-    };
-
-    fn with_resignation(check_fraction: f32) -> Vec<GameRecord> {
-        let mut s = settings(1);
-        s.resign = Some(RULE);
-        s.resign_check_fraction = check_fraction;
-        games_of(&s, 11, |_| WhiteIsLost).0
-    }
-
-    #[test]
-    fn a_side_whose_searches_see_it_lost_resigns() {
-        let games = with_resignation(0.0);
-        assert_eq!(games.len(), 7);
-        for g in &games {
-            g.validate().unwrap();
-            assert_eq!(
-                g.result,
-                GameResult::Resigned {
-                    winner: Side::Black
-                }
-            );
-            // White resigned at its second full search, the last recorded position, in a
-            // game the rules had not ended; the record's values say the same.
-            let last = g.positions.last().unwrap();
-            assert_eq!(last.ply as usize, g.moves.len());
-            assert!(last.root_value <= -0.9, "{}", last.root_value);
-            let white = |p: &&PositionRecord| p.ply.is_multiple_of(2);
-            assert_eq!(g.positions.iter().filter(white).count(), 2, "{g:?}");
-            assert_eq!(RULE.would_resign(g), Some((Side::White, last.ply)));
-        }
-    }
-
-    #[test]
-    fn games_kept_from_resigning_are_played_out_and_checked() {
-        use brandubh_run::resign::Check;
-        let games = with_resignation(1.0);
-        assert_eq!(games.len(), 7);
-        for g in &games {
-            g.validate().unwrap();
-            assert!(!matches!(g.result, GameResult::Resigned { .. }));
-            // Played on past where White would have resigned.
-            let (side, ply) = RULE.would_resign(g).unwrap();
-            assert_eq!(side, Side::White);
-            assert!(g.moves.len() > ply as usize);
-            assert_ne!(RULE.check(g), Check::NotTriggered);
-        }
-    }
-
-    #[test]
-    fn a_check_fraction_keeps_about_that_share_of_games_from_resigning() {
-        let mut s = settings(1);
-        s.resign = Some(RULE);
-        s.resign_check_fraction = 0.25;
-        let kept = (0..200)
-            .filter(|&i| s.start_game(i, game_seed(3, i)).unwrap().0.resign.is_none())
-            .count();
-        assert!((30..=70).contains(&kept), "{kept} of 200 kept");
     }
 
     #[test]

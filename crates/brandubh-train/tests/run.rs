@@ -13,7 +13,6 @@ use brandubh_net::{Device, NetConfig};
 use brandubh_run::config::{RunConfig, SprtConfig};
 use brandubh_run::metrics::{self, MatchSummary, SprtSummary, SprtVerdict};
 use brandubh_run::replay;
-use brandubh_run::resign::Check;
 use brandubh_run::{RunDir, RunState};
 use brandubh_train::run::{self, NoEvaluation, Quiet, RunError, RunOptions};
 
@@ -152,64 +151,6 @@ fn forked_games_continue_the_previous_iterations_games() {
         deep >= 4,
         "only {deep} of 6 games continue a game of iteration 1"
     );
-}
-
-/// `selfplay.resign_threshold`: games are resigned, written to chunks (format version 2)
-/// that read back, trained on, and the metrics count the resignations and the games kept
-/// from resigning exactly as the chunks hold them. The threshold is tiny so that the
-/// untrained network's small values make sides resign.
-#[test]
-fn resigned_games_are_recorded_counted_and_trained_on() {
-    let (_tmp, run_dir) = scratch_run();
-    let mut config = tiny();
-    config.iterations = 1;
-    config.selfplay.threads = 1;
-    config.selfplay.games_per_iteration = 24;
-    config.selfplay.resign_threshold = 0.01;
-    config.selfplay.resign_consecutive = 1;
-    config.selfplay.resign_check_fraction = 0.5;
-    let state = train(&config, &run_dir, None).unwrap();
-    assert_eq!(state.total_games, 24);
-    let dir = RunDir::new(&run_dir);
-    let games: Vec<replay::GameRecord> = replay::list_chunks(&dir.chunks())
-        .unwrap()
-        .iter()
-        .flat_map(|c| replay::read_chunk(&c.path).unwrap().games)
-        .collect();
-    let rule = config.selfplay.resign_rule().unwrap();
-    let resigned = games
-        .iter()
-        .filter(|g| matches!(g.result, replay::GameResult::Resigned { .. }))
-        .count();
-    let checks: Vec<_> = games
-        .iter()
-        .map(|g| rule.check(g))
-        .filter(|c| *c != Check::NotTriggered)
-        .collect();
-    let saved = checks
-        .iter()
-        .filter(|c| matches!(c, Check::Saved(_)))
-        .count();
-    assert!(
-        resigned > 0 && !checks.is_empty(),
-        "{resigned} resigned, {checks:?}"
-    );
-    let m = &metrics::read_metrics(&dir.metrics()).unwrap()[0];
-    assert_eq!(m.resigned_rate, resigned as f64 / 24.0);
-    assert_eq!(m.resign_checks as usize, checks.len());
-    assert_eq!(m.false_resignations as usize, saved);
-    assert!((m.white_win_rate + m.black_win_rate + m.unfinished_rate - 1.0).abs() < 1e-9);
-    assert_eq!(m.training_steps, 3);
-    assert!(m.value_loss.is_finite());
-    // Every resigned game's last recorded position is where its loser resigned.
-    for g in games
-        .iter()
-        .filter(|g| matches!(g.result, replay::GameResult::Resigned { .. }))
-    {
-        let (side, ply) = rule.would_resign(g).unwrap();
-        assert_eq!(ply as usize, g.moves.len());
-        assert_eq!(g.result.winner(), Some(side.opponent()));
-    }
 }
 
 /// The self-play path a GPU build uses (burn's forward pass on the training device), run
@@ -587,41 +528,30 @@ fn king_planes_train_a_twelve_plane_network() {
     assert!(err.contains("input planes: found 12, expected 9"), "{err}");
 }
 
-/// `model.threat_planes` (with the King planes) and `model.escape_planes` (with both): the
-/// run trains 16- and 19-plane networks, and a run continued without the key is refused by
-/// name.
+/// `model.threat_planes` (with the King planes): the run trains a 16-plane network, and a
+/// run continued without the key is refused by name.
 #[test]
-fn threat_and_escape_planes_train_sixteen_and_nineteen_plane_networks() {
-    for (escapes, planes, key) in [
-        (false, 16, "model.threat_planes"),
-        (true, 19, "model.escape_planes"),
-    ] {
-        let (_tmp, run_dir) = scratch_run();
-        let mut config = tiny();
-        config.model.king_planes = true;
-        config.model.threat_planes = true;
-        config.model.escape_planes = escapes;
-        config.iterations = 1;
-        train(&config, &run_dir, None).unwrap();
-        let expected = run::net_config(&config);
-        assert_eq!(expected.planes(), planes);
-        let (_, meta) = checkpoint::load(
-            RunDir::new(&run_dir).checkpoint(1),
-            &Device::flex(),
-            Some(&expected),
-        )
-        .unwrap();
-        assert_eq!(meta.config.input_planes, Some(planes));
-        let mut fewer = config.clone();
-        if escapes {
-            fewer.model.escape_planes = false;
-        } else {
-            fewer.model.threat_planes = false;
-        }
-        fewer.iterations += 1;
-        let err = train(&fewer, &run_dir, Some(1)).unwrap_err().to_string();
-        assert!(err.contains(key), "{err}");
-    }
+fn threat_planes_train_a_sixteen_plane_network() {
+    let (_tmp, run_dir) = scratch_run();
+    let mut config = tiny();
+    config.model.king_planes = true;
+    config.model.threat_planes = true;
+    config.iterations = 1;
+    train(&config, &run_dir, None).unwrap();
+    let expected = run::net_config(&config);
+    assert_eq!(expected.planes(), 16);
+    let (_, meta) = checkpoint::load(
+        RunDir::new(&run_dir).checkpoint(1),
+        &Device::flex(),
+        Some(&expected),
+    )
+    .unwrap();
+    assert_eq!(meta.config.input_planes, Some(16));
+    let mut fewer = config.clone();
+    fewer.model.threat_planes = false;
+    fewer.iterations += 1;
+    let err = train(&fewer, &run_dir, Some(1)).unwrap_err().to_string();
+    assert!(err.contains("model.threat_planes"), "{err}");
 }
 
 /// `training.moves_left_loss_weight`: the run's network has a moves-left head, trained on

@@ -37,16 +37,8 @@ pub struct Args {
     /// deadline, checked after every network call.
     #[arg(long, value_name = "SECONDS", value_parser = super::play::parse_seconds)]
     time: Option<f64>,
-    /// Exact proofs of the root moves this many plies deep before the search, 0-15
-    /// (default: the agent file's setting).
-    #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32)
-              .range(0..=i64::from(brandubh_search::MAX_ROOT_PROOF_PLIES)))]
-    prove: Option<u32>,
-    /// Exact check of the move to play for a forced loss this many plies deep after the
-    /// search, 0-15 (default: the agent file's setting).
-    #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32)
-              .range(0..=i64::from(brandubh_search::MAX_ROOT_PROOF_PLIES)))]
-    verify: Option<u32>,
+    #[command(flatten)]
+    exact: super::ExactChecks,
     /// Moves to show.
     #[arg(long, value_name = "K", default_value_t = 10,
           value_parser = clap::value_parser!(u32).range(1..=200))]
@@ -87,24 +79,19 @@ struct MoveJson {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let path = agent_path(args.agent.as_deref())?;
     let mut agent = Agent::load(&path)?;
-    if let Some(plies) = args.prove {
+    if let Some(plies) = args.exact.prove {
         agent = agent.with_root_proof(plies);
     }
-    if let Some(plies) = args.verify {
+    if let Some(plies) = args.exact.verify {
         agent = agent.with_verify(plies);
     }
     let game = position_to_analyze(args.position.as_deref(), &args.moves)?;
     let budget = budget(args.sims, args.time, &agent);
     let a = agent.analyze(&game, budget, args.seed)?;
-    let mut w = out::stdout();
-    if args.json {
-        let json = Json::new(&agent, &path, &game, &a);
-        serde_json::to_writer(&mut w, &json)?;
-        writeln!(w)?;
-    } else {
-        write_report(&mut w, &agent, &game, &a, args.top as usize)?;
-    }
-    out::flush(&mut w)?;
+    let json = Json::new(&agent, &path, &game, &a);
+    out::print(args.json, &json, |w, _| {
+        write_report(w, &agent, &game, &a, args.top as usize)
+    })?;
     Ok(ExitCode::SUCCESS)
 }
 

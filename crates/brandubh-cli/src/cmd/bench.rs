@@ -54,27 +54,10 @@ pub struct Args {
     /// self-play evaluations/s, and where each phase should run (docs/guide/gpu.md).
     #[arg(long, value_name = "DEVICE", default_value = "cpu", value_parser = crate::backend::parse_device)]
     device: crate::backend::DeviceChoice,
-}
-
-/// The CPU's model name with its family and model numbers, as `/proc/cpuinfo` gives them
-/// (a virtual machine often names only the vendor), or `unknown CPU`.
-pub fn cpu_description() -> String {
-    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let field = |key: &str| {
-        info.lines()
-            .find_map(|l| {
-                let (k, v) = l.split_once(':')?;
-                (k.trim() == key).then(|| v.trim().to_owned())
-            })
-            .filter(|v| !v.is_empty())
-    };
-    let mut out = field("model name").unwrap_or_else(|| "unknown CPU".to_owned());
-    if let (Some(family), Some(model)) = (field("cpu family"), field("model")) {
-        out.push_str(&format!(" (family {family}, model {model})"));
-    }
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    out.push_str(&format!(", {cores} logical CPUs"));
-    out
+    /// Print only the CPU's name (model, family and model numbers, logical CPUs), as
+    /// benchmarks name it and match reports record it, and exit.
+    #[arg(long)]
+    cpu: bool,
 }
 
 /// Leaves of `n` mid-game positions from seeded random play.
@@ -264,6 +247,12 @@ fn measure_training(
 /// Runs the command: the forward rate, self-play against the raw evaluator rate, and the
 /// training rate with what it means for one iteration.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.cpu {
+        let mut w = out::stdout();
+        writeln!(w, "{}", brandubh_fs::cpu_description())?;
+        out::flush(&mut w)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if !(args.seconds > 0.0 && args.seconds <= 600.0) {
         anyhow::bail!("--seconds must be in (0, 600], got {}", args.seconds);
     }
@@ -287,7 +276,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let algorithm = ConvAlgorithm::from_name(&args.conv)
         .with_context(|| format!("--conv {}: expected winograd or direct", args.conv))?;
     let net = Arc::new(net.with_conv_algorithm(algorithm));
-    let settings = run::selfplay_settings(&config)?;
+    let settings = SelfPlaySettings::new(&config)?;
     // Flushed before each measurement, so that the figures appear as they are measured and
     // a closed pipe ends the command at once.
     let mut w = out::stdout();
@@ -295,16 +284,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     measure_forward(&mut w, &net, args.seconds / 2.0)?;
     let games = args
         .games
-        .unwrap_or(4 * (settings.threads * settings.concurrent_games) as u64);
+        .unwrap_or(4 * settings.threads() as u64 * u64::from(config.selfplay.concurrent_games));
     let selfplay = measure_selfplay(&mut w, &net, &settings, config.seed, games)?;
-    compare_with_raw(&mut w, &net, &selfplay, settings.threads, args.seconds)?;
+    compare_with_raw(&mut w, &net, &selfplay, settings.threads(), args.seconds)?;
     let own_thread = Arc::new((*net).clone().with_parallel(false));
     writeln!(
         w,
         "the same with each forward pass on its worker's own thread:"
     )?;
     let alone = measure_selfplay(&mut w, &own_thread, &settings, config.seed, games)?;
-    compare_with_raw(&mut w, &own_thread, &alone, settings.threads, args.seconds)?;
+    compare_with_raw(
+        &mut w,
+        &own_thread,
+        &alone,
+        settings.threads(),
+        args.seconds,
+    )?;
     estimate_iteration(&mut w, &config, &selfplay, net.simd_level(), args.seconds)?;
     out::flush(&mut w)?;
     Ok(ExitCode::SUCCESS)
@@ -320,7 +315,7 @@ fn write_header(
     writeln!(
         w,
         "CPU: {}; fast path: {} kernels, {} tower convolutions",
-        cpu_description(),
+        brandubh_fs::cpu_description(),
         net.simd_level().name(),
         net.conv_algorithm().name()
     )?;
@@ -329,10 +324,10 @@ fn write_header(
         "network C={} N={}, self-play: {} threads x {} games x {} leaves (batch up to {})",
         config.model.channels,
         config.model.blocks,
-        settings.threads,
-        settings.concurrent_games,
-        settings.leaves_per_game,
-        settings.concurrent_games * settings.leaves_per_game
+        settings.threads(),
+        settings.config.concurrent_games,
+        settings.config.leaves_per_game,
+        settings.config.concurrent_games * settings.config.leaves_per_game
     )?;
     Ok(())
 }

@@ -17,7 +17,8 @@ use brandubh_train::run;
 use brandubh_train::selfplay;
 
 use crate::backend::Opened;
-use crate::cmd::bench::{cpu_description, sample_leaves, training_batch};
+use crate::cmd::bench::{sample_leaves, training_batch};
+use brandubh_fs::cpu_description;
 use crate::out;
 
 /// Batch sizes of the evaluation-rate comparison.
@@ -80,7 +81,7 @@ fn selfplay_rate(
     games: u64,
     make: impl Fn(usize) -> NetEvaluator + Sync,
 ) -> anyhow::Result<f64> {
-    let settings = run::selfplay_settings(config)?;
+    let settings = selfplay::SelfPlaySettings::new(config)?;
     let stats = selfplay::play::<_, _, _, anyhow::Error>(
         &settings,
         config.seed,
@@ -199,14 +200,14 @@ pub fn run(
         out::flush(&mut w)?;
     }
 
-    let settings = run::selfplay_settings(config)?;
-    let games = games.unwrap_or((settings.threads * settings.concurrent_games) as u64);
+    let settings = selfplay::SelfPlaySettings::new(config)?;
+    let games = games.unwrap_or((settings.threads() * settings.config.concurrent_games) as u64);
     let c = selfplay_rate(config, games, |_| NetEvaluator::new(Arc::clone(&fast)))?;
     let g = selfplay_rate(config, games, |_| NetEvaluator::burn(&model, &gpu.device))?;
     writeln!(
         w,
         "self-play ({games} games, {} threads x {} games): CPU fast path {c:.0} evaluations/s, GPU {g:.0}",
-        settings.threads, settings.concurrent_games
+        settings.threads(), settings.config.concurrent_games
     )?;
     writeln!(
         w,

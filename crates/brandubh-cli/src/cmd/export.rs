@@ -55,16 +55,8 @@ pub struct Args {
     /// Search algorithm the agent plays with: gumbel or puct (default: the run's).
     #[arg(long, value_name = "gumbel|puct")]
     algo: Option<Algorithm>,
-    /// Exact proofs of the root moves this many plies deep before each search, 0-15 (the
-    /// search's `root_proof_plies`; default: the run's, which is 0, off).
-    #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32)
-              .range(0..=i64::from(brandubh_search::MAX_ROOT_PROOF_PLIES)))]
-    prove: Option<u32>,
-    /// Exact check of the move to play for a forced loss this many plies deep after each
-    /// search, 0-15 (the search's `verify_plies`; default: the run's, which is 0, off).
-    #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32)
-              .range(0..=i64::from(brandubh_search::MAX_ROOT_PROOF_PLIES)))]
-    verify: Option<u32>,
+    #[command(flatten)]
+    exact: super::ExactChecks,
     /// The agent's name (default: the file name without .agent).
     #[arg(long)]
     name: Option<String>,
@@ -186,12 +178,7 @@ fn apply_search_flags(args: &Args, search: &mut SearchSettings) {
     if let Some(n) = args.sims {
         search.simulations = n;
     }
-    if let Some(p) = args.prove {
-        search.root_proof_plies = p;
-    }
-    if let Some(p) = args.verify {
-        search.verify_plies = p;
-    }
+    args.exact.apply(search);
 }
 
 /// `export AGENT --out NEW.agent`: the agent file's network and training record written
@@ -230,8 +217,8 @@ fn run_onnx(args: &Args) -> anyhow::Result<ExitCode> {
     }
     if args.sims.is_some()
         || args.algo.is_some()
-        || args.prove.is_some()
-        || args.verify.is_some()
+        || args.exact.prove.is_some()
+        || args.exact.verify.is_some()
         || args.name.is_some()
     {
         bail!(

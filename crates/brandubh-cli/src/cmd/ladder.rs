@@ -8,7 +8,6 @@ use anyhow::Context;
 use brandubh_eval::ladder::{LadderConfig, ladder};
 use brandubh_eval::spec::parse_list;
 use brandubh_search::Algorithm;
-use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::out;
 
@@ -72,25 +71,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ply_cap: args.ply_cap,
         plot: !args.no_plot,
     };
-    let bar = ProgressBar::new(0);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} matches  {msg}  eta {eta}",
-        )
-        .context("progress bar template")?,
-    );
+    let bar = out::matches_bar(0)?;
     let report = ladder(&args.run, &config, &|p| {
         bar.set_length(u64::from(p.total));
         bar.set_position(u64::from(p.done));
         bar.set_message(p.pairing.clone());
     });
     bar.finish_and_clear();
-    let report = report?;
-    let mut w = out::stdout();
-    if args.json {
-        serde_json::to_writer(&mut w, &report)?;
-        writeln!(w)?;
-    } else {
+    out::print(args.json, &report?, |w, report| {
         write!(w, "{}", report.table())?;
         writeln!(
             w,
@@ -102,7 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if let Some(plot) = &report.plot_file {
             writeln!(w, "plot: {}", plot.display())?;
         }
-    }
-    out::flush(&mut w)?;
+        Ok(())
+    })?;
     Ok(ExitCode::SUCCESS)
 }

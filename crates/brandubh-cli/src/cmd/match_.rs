@@ -4,11 +4,9 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use brandubh_eval::{
     Entrant, MatchConfig, PlayerFactory, Progress, Sprt, SprtConfig, run_matches, run_sprt,
 };
-use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::out;
 
@@ -97,13 +95,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ..MatchConfig::default()
     };
     let total = sprt.map_or(config.matches, |t| t.config.max_matches);
-    let bar = ProgressBar::new(u64::from(total));
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} matches  {msg}  eta {eta}",
-        )
-        .context("progress bar template")?,
-    );
+    let bar = out::matches_bar(u64::from(total))?;
     bar.set_message(format!("A {} vs B {}", args.a, args.b));
     let show = |p: &Progress| {
         bar.set_position(u64::from(p.done));
@@ -122,20 +114,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => run_matches(&a, &b, &config, &show),
     };
     bar.finish_and_clear();
-    let report = report?;
-    let mut w = out::stdout();
-    if args.json {
-        serde_json::to_writer(&mut w, &report)?;
-        writeln!(w)?;
-    } else {
+    out::print(args.json, &report?, |w, report| {
         writeln!(w, "{report}")?;
         writeln!(
             w,
-            "time     {:.2} s ({:.1} matches/s)",
+            "time     {:.2} s ({:.1} matches/s) on {}",
             report.seconds,
-            f64::from(report.matches) / report.seconds.max(1e-9)
+            f64::from(report.matches) / report.seconds.max(1e-9),
+            report.cpu
         )?;
-    }
-    out::flush(&mut w)?;
+        Ok(())
+    })?;
     Ok(ExitCode::SUCCESS)
 }

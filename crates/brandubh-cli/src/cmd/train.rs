@@ -90,7 +90,7 @@ pub struct Args {
 
 /// What this process does in the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Role {
+pub(crate) enum Role {
     /// Self-play and training in one process (a directory run).
     All,
     /// Self-play only, uploading games to the run's store.
@@ -110,20 +110,18 @@ enum Inference {
     Device,
 }
 
-/// Runs the command.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let config = match &args.config {
-        Some(path) => Some(RunConfig::from_file(path)?),
-        None => None,
-    };
-    match args.role {
-        Role::All => run_all(&args, config),
-        Role::Learner => crate::cmd::remote::learner(&args, config.as_ref()),
-        Role::Actor => crate::cmd::remote::actor(&args, config.as_ref()),
-    }
-}
-
 impl Args {
+    /// The role this process plays, and the configuration `--config` names, read. The
+    /// binary's `main` runs the role: [`run_all`] here, a learner or an actor in
+    /// `cmd::remote`, which uses these arguments (so this module does not use it).
+    pub(crate) fn role_and_config(&self) -> anyhow::Result<(Role, Option<RunConfig>)> {
+        let config = match &self.config {
+            Some(path) => Some(RunConfig::from_file(path)?),
+            None => None,
+        };
+        Ok((self.role, config))
+    }
+
     /// The run's location: `--run`, or runs/NAME.
     pub(crate) fn location(&self, config: Option<&RunConfig>) -> anyhow::Result<Location> {
         match (&self.run, config) {
@@ -213,7 +211,7 @@ impl Args {
 }
 
 /// `--role all`: today's single-process run in a directory.
-fn run_all(args: &Args, config: Option<RunConfig>) -> anyhow::Result<ExitCode> {
+pub(crate) fn run_all(args: &Args, config: Option<RunConfig>) -> anyhow::Result<ExitCode> {
     let Some(config) = config else {
         anyhow::bail!("--role all needs --config <FILE>");
     };
@@ -399,16 +397,6 @@ impl Observer for Bars {
             }
             None => String::new(),
         };
-        let resigned = if m.resigned_rate > 0.0 || m.resign_checks > 0 {
-            format!(
-                " resigned {:.0}%, false in {} of {} played out",
-                100.0 * m.resigned_rate,
-                m.false_resignations,
-                m.resign_checks
-            )
-        } else {
-            String::new()
-        };
         let backlog = match (m.stale_games, m.waiting_chunks) {
             (0, 0) => String::new(),
             (stale, waiting) => {
@@ -424,14 +412,13 @@ impl Observer for Bars {
             String::new()
         };
         tracing::info!(
-            "iteration {}: {} games ({:.0} plies avg, white {:.0}% black {:.0}% unfinished {:.0}%{}{}{}), {} positions, {:.0} evals/s, loss {:.3} (policy {:.3}, value {:.3}{}), {:.0}+{:.0} s{}{}",
+            "iteration {}: {} games ({:.0} plies avg, white {:.0}% black {:.0}% unfinished {:.0}%{}{}), {} positions, {:.0} evals/s, loss {:.3} (policy {:.3}, value {:.3}{}), {:.0}+{:.0} s{}{}",
             m.iteration,
             m.selfplay_games,
             m.mean_game_length,
             100.0 * m.white_win_rate,
             100.0 * m.black_win_rate,
             100.0 * m.unfinished_rate,
-            resigned,
             sparring,
             backlog,
             m.positions,

@@ -32,6 +32,24 @@ pub fn brandubh_at_root(args: &[&str]) -> Output {
         .expect("the brandubh binary runs")
 }
 
+/// `brandubh train --config configs/tiny.toml --run RUN --quiet MORE…`, run from the
+/// repository root (where the configurations are named from).
+pub fn train_tiny(run: &str, more: &[&str]) -> Output {
+    let train = [
+        "train",
+        "--config",
+        "configs/tiny.toml",
+        "--run",
+        run,
+        "--quiet",
+    ];
+    bin()
+        .args(train.iter().chain(more))
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .output()
+        .expect("the brandubh binary runs")
+}
+
 /// Runs `command` with `input` on its stdin (then closed) and waits for it.
 pub fn run_with_input(command: &mut Command, input: &str) -> Output {
     let mut child = command

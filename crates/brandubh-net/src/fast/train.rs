@@ -66,16 +66,10 @@ pub struct TrainBatch<'a> {
 }
 
 impl TrainBatch<'_> {
-    /// Number of samples.
+    /// Number of samples (one value target each).
     #[must_use]
-    pub fn len(&self) -> usize {
+    pub fn samples(&self) -> usize {
         self.values.len()
-    }
-
-    /// Whether the batch is empty.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
     }
 }
 
@@ -235,7 +229,7 @@ impl FastTrainer {
     /// # Panics
     /// If the batch is empty or its arrays do not agree with each other and the network.
     pub fn step(&mut self, batch: &TrainBatch<'_>, lr: f64) -> StepStats {
-        let b = batch.len();
+        let b = batch.samples();
         let planes = self.config.planes();
         assert!(b > 0, "an empty batch");
         assert_eq!(batch.inputs.len(), b * planes * PLANE_SIZE, "input planes");

@@ -205,6 +205,24 @@ pub(super) fn conv_out<S: Simd, const MR: usize, const NV: usize>(
     }
 }
 
+/// Runs `$call` with `$cv` a constant: the channel vectors per square `$vectors` where it is
+/// one of the common counts listed, so that the transforms' index arithmetic folds into the
+/// addressing (a third less time), else 0 (the transform computes it at run time).
+macro_rules! with_vectors {
+    ($vectors:expr, [$($k:literal),*], $cv:ident => $call:block) => {
+        match $vectors {
+            $($k => {
+                const $cv: usize = $k;
+                $call
+            })*
+            _ => {
+                const $cv: usize = 0;
+                $call
+            }
+        }
+    };
+}
+
 /// [`output_transform`]'s modes, as constants so that each is a loop of its own: what
 /// [`Out`] says.
 const RELU: u8 = 0;
@@ -221,12 +239,9 @@ fn outputs<S: Simd, const MODE: u8>(
     dst: &mut [f32],
     relu: (&[S::f32s], bool),
 ) {
-    match cp / S::F32_LANES {
-        2 => output_transform::<S, 2, MODE>(simd, m, cp, n, dst, relu),
-        4 => output_transform::<S, 4, MODE>(simd, m, cp, n, dst, relu),
-        8 => output_transform::<S, 8, MODE>(simd, m, cp, n, dst, relu),
-        _ => output_transform::<S, 0, MODE>(simd, m, cp, n, dst, relu),
-    }
+    with_vectors!(cp / S::F32_LANES, [2, 4, 8], CV => {
+        output_transform::<S, CV, MODE>(simd, m, cp, n, dst, relu);
+    });
 }
 
 /// `v[tile][p][c] = (Bᵀ d B)[p]` for every tile's 6×6 window `d` of `src` (`[n][PADDED²][cin]`),
@@ -234,15 +249,9 @@ fn outputs<S: Simd, const MODE: u8>(
 /// weight gradient ([`weight_grad`]) reads too.
 #[inline(always)]
 pub(super) fn transform_inputs<S: Simd>(simd: S, src: &[f32], cin: usize, n: usize, v: &mut [f32]) {
-    // The transforms with the channel vectors per square as a constant where it is a
-    // common one: their index arithmetic folds into the addressing (a third less time).
-    match cin / S::F32_LANES {
-        1 => input_transform::<S, 1>(simd, src, cin, n, v),
-        2 => input_transform::<S, 2>(simd, src, cin, n, v),
-        4 => input_transform::<S, 4>(simd, src, cin, n, v),
-        8 => input_transform::<S, 8>(simd, src, cin, n, v),
-        _ => input_transform::<S, 0>(simd, src, cin, n, v),
-    }
+    with_vectors!(cin / S::F32_LANES, [1, 2, 4, 8], CV => {
+        input_transform::<S, CV>(simd, src, cin, n, v);
+    });
 }
 
 /// `Bᵀ d` of one column (or row) of a window.
@@ -424,13 +433,9 @@ fn a6<S: Simd>(simd: S, d: [S::f32s; OUT]) -> [S::f32s; WINDOW] {
 /// (`[n][PADDED²][cp]`, zero outside the board): the other factor of [`weight_grad`].
 #[inline(always)]
 pub(super) fn transform_grads<S: Simd>(simd: S, src: &[f32], cp: usize, n: usize, y: &mut [f32]) {
-    match cp / S::F32_LANES {
-        1 => grads_transform::<S, 1>(simd, src, cp, n, y),
-        2 => grads_transform::<S, 2>(simd, src, cp, n, y),
-        4 => grads_transform::<S, 4>(simd, src, cp, n, y),
-        8 => grads_transform::<S, 8>(simd, src, cp, n, y),
-        _ => grads_transform::<S, 0>(simd, src, cp, n, y),
-    }
+    with_vectors!(cp / S::F32_LANES, [1, 2, 4, 8], CV => {
+        grads_transform::<S, CV>(simd, src, cp, n, y);
+    });
 }
 
 /// [`transform_grads`] with `CV` vectors of channels per square (0: computed).

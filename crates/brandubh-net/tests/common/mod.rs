@@ -39,14 +39,7 @@ pub fn random_inputs(n: usize, seed: u64) -> Vec<f32> {
 /// Adds `leaf` with its targets to `builder`, unmirrored.
 pub fn push_leaf(builder: &mut BatchBuilder, leaf: &Leaf, policy: &[f32], value: f32) {
     builder
-        .push_position(
-            &leaf.position,
-            leaf.repetitions,
-            &leaf.moves,
-            policy,
-            value,
-            Symmetry::Identity,
-        )
+        .push_leaf(leaf, policy, value, Symmetry::Identity)
         .expect("valid sample");
 }
 
@@ -58,15 +51,8 @@ pub fn random_batch(n: usize, seed: u64) -> BatchBuilder {
         let policy: Vec<f32> = leaf.moves.iter().map(|_| rng.random::<f32>()).collect();
         let value = rng.random_range(-1.0..=1.0);
         let sym = Symmetry::ALL[rng.random_range(0..8)];
-        b.push_position(
-            &leaf.position,
-            leaf.repetitions,
-            &leaf.moves,
-            &policy,
-            value,
-            sym,
-        )
-        .expect("valid sample");
+        b.push_leaf(&leaf, &policy, value, sym)
+            .expect("valid sample");
     }
     b
 }

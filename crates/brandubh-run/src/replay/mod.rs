@@ -30,22 +30,24 @@
 //!            moves: Vec<[u8; 2]> (from, to squares), result: Result,
 //!            positions: Vec<Recorded> }
 //! Result   = Unfinished | Finished { winner: u8 (0 white, 1 black), reason: u8 (rule 8.x - 1) }
-//!          | Resigned { winner: u8 }                       (from format version 2 on)
+//!          | Resigned { winner: u8 }       (format versions 2 and 3; retired: refused)
 //! Recorded { ply: u32, policy: Vec<(u8, f32)>, root_value: f32, full_search: bool }
 //! ```
 //!
 //! *Format version* covers the header and the record layout above. Version 2 added the
-//! `Resigned` result (self-play resignation, `selfplay.resign_threshold`). Version 3 added
-//! the body's `sparring` list: the indices, strictly increasing, of the games whose White
-//! was the alpha-beta searcher (sparring games, `selfplay.sparring_fraction`). A chunk is
-//! written in the oldest version that holds its games: version 1 without resigned or
-//! sparring games, which older builds read, so runs without either write exactly the files
-//! they wrote before; version 2 with a resigned game but no sparring one; else 3.
+//! `Resigned` result of self-play resignation, an experiment since retired
+//! (configs/ablations/README.md): this build reads version-2 chunks, and refuses a
+//! resigned game in any chunk with an error naming the commit whose build reads it.
+//! Version 3 added the body's `sparring` list: the indices, strictly increasing, of the
+//! games whose White was the alpha-beta searcher (sparring games,
+//! `selfplay.sparring_fraction`). A chunk is written in the oldest version that holds its
+//! games: version 1 without sparring games, which older builds read, so runs without them
+//! write exactly the files they wrote before; else 3.
 //! *Encoding version*
 //! covers how moves are numbered: version 1 numbers squares `rank · 7 + file` (`a1` = 0)
 //! and a policy entry's `u8` is the index of its move in `brandubh_rules` legal-move order
 //! (ascending from-square index, then ascending to-square index). Readers reject any other
-//! version, and a resigned game in a version-1 chunk. Files are written with
+//! version. Files are written with
 //! [`brandubh_fs::write_atomic`], so a reader never sees a partial chunk; the length and
 //! checksum catch files damaged later.
 
@@ -68,12 +70,12 @@ pub const MAGIC: [u8; 8] = *b"BRZCHUNK";
 /// Newest version of the header and record layout, which this build reads and writes
 /// (for chunks that hold a sparring game).
 pub const FORMAT_VERSION: u32 = 3;
-/// The format version that added resigned games.
-pub const RESIGNED_FORMAT_VERSION: u32 = 2;
 /// The format version that added the list of sparring games.
 pub const SPARRING_FORMAT_VERSION: u32 = 3;
-/// Oldest format version this build reads; it writes chunks without a resigned or a
-/// sparring game in it.
+/// The commit whose build still reads resigned games (the retired
+/// `selfplay.resign_threshold`, `crate::config::RETIRED_KEYS`).
+pub const RESIGNATION_COMMIT: &str = "cf0dd85";
+/// Oldest format version this build reads; it writes chunks without a sparring game in it.
 pub const OLDEST_FORMAT_VERSION: u32 = 1;
 /// Version of the move and policy numbering this build reads and writes.
 pub const ENCODING_VERSION: u32 = 1;
@@ -105,17 +107,10 @@ pub enum GameResult {
     Finished(Outcome),
     /// Stopped by the self-play ply cap (not a result of the rules).
     Unfinished,
-    /// Given up in self-play by the side that is not `winner` (resignation,
-    /// `selfplay.resign_threshold`; not a result of the rules): the game was not over.
-    Resigned {
-        /// The side that did not resign.
-        winner: Side,
-    },
 }
 
 impl GameResult {
-    /// The value target for `side`: +1 if it won (by the rules or the other side's
-    /// resignation), −1 if it lost or resigned, 0 if unfinished.
+    /// The value target for `side`: +1 if it won, −1 if it lost, 0 if unfinished.
     #[must_use]
     pub fn value_for(self, side: Side) -> f32 {
         match self.winner() {
@@ -125,28 +120,18 @@ impl GameResult {
         }
     }
 
-    /// The winner, by the rules or by resignation; `None` if unfinished.
+    /// The winner; `None` if unfinished.
     #[must_use]
     pub fn winner(self) -> Option<Side> {
         match self {
             GameResult::Finished(o) => Some(o.winner),
-            GameResult::Resigned { winner } => Some(winner),
             GameResult::Unfinished => None,
-        }
-    }
-
-    /// The oldest chunk format version that can hold this result.
-    fn format_version(self) -> u32 {
-        match self {
-            GameResult::Resigned { .. } => RESIGNED_FORMAT_VERSION,
-            GameResult::Finished(_) | GameResult::Unfinished => OLDEST_FORMAT_VERSION,
         }
     }
 
     fn describe(self) -> String {
         match self {
             GameResult::Finished(o) => format!("{} wins by {}", o.winner, o.reason.name()),
-            GameResult::Resigned { winner } => format!("{} resigned", winner.opponent()),
             GameResult::Unfinished => "unfinished".to_owned(),
         }
     }
@@ -261,22 +246,13 @@ pub enum GameError {
         /// The reason code read.
         reason: u8,
     },
-    /// A resignation with an unknown winner code.
-    #[error("unknown winner code {winner} of a resigned game")]
-    BadResigner {
-        /// The winner code read.
-        winner: u8,
-    },
-    /// A resigned game in a chunk of a format version before resignation existed.
+    /// A resigned game (format versions 2 and 3): self-play resignation is retired.
     #[error(
-        "resigned game in a format-version-{version} chunk (resignation needs version {needed})"
+        "a resigned game: self-play resignation is retired (configs/ablations/README.md); \
+         the build of commit {} reads it",
+        RESIGNATION_COMMIT
     )]
-    ResignedInOldFormat {
-        /// The chunk's format version.
-        version: u32,
-        /// The version that resignation needs.
-        needed: u32,
-    },
+    Resigned,
     /// The recorded result disagrees with the replay.
     #[error("recorded result is {recorded} but replaying the moves gives {replayed}")]
     ResultMismatch {
@@ -529,7 +505,8 @@ struct WireGame {
 enum WireResult {
     Unfinished,
     Finished { winner: u8, reason: u8 },
-    // Format version 2.
+    // Format versions 2 and 3; retired, refused on reading. Kept so that the variants'
+    // indices stay those of the format.
     Resigned { winner: u8 },
 }
 
@@ -625,9 +602,7 @@ fn replay(
     let replayed = game
         .outcome()
         .map_or(GameResult::Unfinished, GameResult::Finished);
-    // A resignation ends a game the rules have not ended.
-    let resigned_live = matches!(result, GameResult::Resigned { .. }) && !game.is_over();
-    if replayed != result && !resigned_live {
+    if replayed != result {
         return Err(GameError::ResultMismatch {
             recorded: result.describe(),
             replayed: replayed.describe(),
@@ -636,12 +611,38 @@ fn replay(
     Ok(())
 }
 
-fn check_values(
+/// The entries of a recorded policy as `(move, index among the legal moves, probability)`:
+/// `index_of` finds each entry's index in `legal` (or says why it cannot), and no move may
+/// come twice.
+fn checked_policy<T: Copy>(
+    ply: u32,
+    policy: &[(T, f32)],
+    legal: &[Move],
+    index_of: impl Fn(T) -> Result<usize, GameError>,
+) -> Result<Vec<(Move, usize, f32)>, GameError> {
+    let mut seen = 0u128;
+    let mut out = Vec::with_capacity(policy.len());
+    for &(entry, p) in policy {
+        let index = index_of(entry)?;
+        let mv = legal[index];
+        if seen >> index & 1 != 0 {
+            return Err(GameError::PolicyDuplicate { ply, mv });
+        }
+        seen |= 1 << index;
+        out.push((mv, index, p));
+    }
+    Ok(out)
+}
+
+/// Checks a recorded position's root value and policy probabilities (`policy`'s second
+/// elements).
+fn check_values<T>(
     ply: u32,
     root_value: f32,
     full_search: bool,
-    probs: &[f32],
+    policy: &[(T, f32)],
 ) -> Result<(), GameError> {
+    let probs: Vec<f32> = policy.iter().map(|e| e.1).collect();
     if !(-1.0..=1.0).contains(&root_value) {
         return Err(GameError::RootValue {
             ply,
@@ -668,12 +669,11 @@ fn check_values(
 impl GameRecord {
     /// The oldest chunk format version that can hold this game.
     fn format_version(&self) -> u32 {
-        let sparring = if self.sparring {
+        if self.sparring {
             SPARRING_FORMAT_VERSION
         } else {
             OLDEST_FORMAT_VERSION
-        };
-        self.result.format_version().max(sparring)
+        }
     }
 
     /// Checks the record by replaying it: legal moves, the result, recorded plies in
@@ -683,53 +683,41 @@ impl GameRecord {
         self.to_wire().map(|_| ())
     }
 
-    fn plies(&self) -> Vec<u32> {
-        self.positions.iter().map(|p| p.ply).collect()
+    /// Replays the game ([`replay`]), calling `visit` with each recorded position and the
+    /// game at it.
+    fn replay_positions(
+        &self,
+        mut visit: impl FnMut(&PositionRecord, &Game) -> Result<(), GameError>,
+    ) -> Result<(), GameError> {
+        let plies: Vec<u32> = self.positions.iter().map(|p| p.ply).collect();
+        replay(self.start, &self.moves, self.result, &plies, |i, game| {
+            visit(&self.positions[i], game)
+        })
     }
 
     fn to_wire(&self) -> Result<WireGame, GameError> {
         let mut positions = Vec::with_capacity(self.positions.len());
-        replay(
-            self.start,
-            &self.moves,
-            self.result,
-            &self.plies(),
-            |i, game| {
-                let rec = &self.positions[i];
-                let legal = game.legal_moves();
-                let mut seen = 0u128;
-                let mut policy = Vec::with_capacity(rec.policy.len());
-                for &(mv, p) in &rec.policy {
-                    let index = legal
-                        .iter()
-                        .position(|&m| m == mv)
-                        .ok_or(GameError::PolicyMove { ply: rec.ply, mv })?;
-                    if seen >> index & 1 != 0 {
-                        return Err(GameError::PolicyDuplicate { ply: rec.ply, mv });
-                    }
-                    seen |= 1 << index;
-                    // Legal moves number at most MAX_MOVES = 96, so the index fits a u8.
-                    policy.push((index as u8, p));
-                }
-                let probs: Vec<f32> = policy.iter().map(|e| e.1).collect();
-                check_values(rec.ply, rec.root_value, rec.full_search, &probs)?;
-                positions.push(WirePosition {
-                    ply: rec.ply,
-                    policy,
-                    root_value: rec.root_value,
-                    full_search: rec.full_search,
-                });
-                Ok(())
-            },
-        )?;
+        self.replay_positions(|rec, game| {
+            let legal = game.legal_moves();
+            let entries = checked_policy(rec.ply, &rec.policy, &legal, |mv| {
+                let index = legal.iter().position(|&m| m == mv);
+                index.ok_or(GameError::PolicyMove { ply: rec.ply, mv })
+            })?;
+            check_values(rec.ply, rec.root_value, rec.full_search, &rec.policy)?;
+            positions.push(WirePosition {
+                ply: rec.ply,
+                // Legal moves number at most MAX_MOVES = 96, so the index fits a u8.
+                policy: entries.iter().map(|&(_, i, p)| (i as u8, p)).collect(),
+                root_value: rec.root_value,
+                full_search: rec.full_search,
+            });
+            Ok(())
+        })?;
         let result = match self.result {
             GameResult::Unfinished => WireResult::Unfinished,
             GameResult::Finished(o) => WireResult::Finished {
                 winner: side_code(o.winner),
                 reason: REASONS.iter().position(|&r| r == o.reason).unwrap_or(0) as u8,
-            },
-            GameResult::Resigned { winner } => WireResult::Resigned {
-                winner: side_code(winner),
             },
         };
         Ok(WireGame {
@@ -775,34 +763,27 @@ impl GameRecord {
                     _ => return Err(GameError::BadResult { winner, reason }),
                 }
             }
-            WireResult::Resigned { winner } => GameResult::Resigned {
-                winner: side_from(winner).ok_or(GameError::BadResigner { winner })?,
-            },
+            WireResult::Resigned { .. } => return Err(GameError::Resigned),
         };
         let plies: Vec<u32> = wire.positions.iter().map(|p| p.ply).collect();
         let mut positions = Vec::with_capacity(wire.positions.len());
         replay(start, &moves, result, &plies, |i, game| {
             let rec = &wire.positions[i];
             let legal = game.legal_moves();
-            let mut seen = 0u128;
-            let mut policy = Vec::with_capacity(rec.policy.len());
-            for &(index, p) in &rec.policy {
-                let mv = *legal.get(index as usize).ok_or(GameError::PolicyIndex {
-                    ply: rec.ply,
-                    index,
-                    legal: legal.len(),
-                })?;
-                if seen >> index & 1 != 0 {
-                    return Err(GameError::PolicyDuplicate { ply: rec.ply, mv });
+            let entries = checked_policy(rec.ply, &rec.policy, &legal, |index| {
+                match legal.get(index as usize) {
+                    Some(_) => Ok(index as usize),
+                    None => Err(GameError::PolicyIndex {
+                        ply: rec.ply,
+                        index,
+                        legal: legal.len(),
+                    }),
                 }
-                seen |= 1 << index;
-                policy.push((mv, p));
-            }
-            let probs: Vec<f32> = rec.policy.iter().map(|e| e.1).collect();
-            check_values(rec.ply, rec.root_value, rec.full_search, &probs)?;
+            })?;
+            check_values(rec.ply, rec.root_value, rec.full_search, &rec.policy)?;
             positions.push(PositionRecord {
                 ply: rec.ply,
-                policy,
+                policy: entries.iter().map(|&(mv, _, p)| (mv, p)).collect(),
                 root_value: rec.root_value,
                 full_search: rec.full_search,
             });
@@ -821,27 +802,20 @@ impl GameRecord {
     /// game (identity symmetry).
     pub fn samples(&self) -> Result<Vec<TrainingSample>, GameError> {
         let mut out = Vec::with_capacity(self.positions.len());
-        replay(
-            self.start,
-            &self.moves,
-            self.result,
-            &self.plies(),
-            |i, game| {
-                let rec = &self.positions[i];
-                let position = *game.position();
-                out.push(TrainingSample {
-                    position,
-                    repetitions: game.repetitions(),
-                    ply: rec.ply,
-                    policy: rec.policy.clone(),
-                    result: self.result.value_for(position.side_to_move()),
-                    plies_to_end: (self.moves.len() as u32).saturating_sub(rec.ply),
-                    root_value: rec.root_value,
-                    full_search: rec.full_search,
-                });
-                Ok(())
-            },
-        )?;
+        self.replay_positions(|rec, game| {
+            let position = *game.position();
+            out.push(TrainingSample {
+                position,
+                repetitions: game.repetitions(),
+                ply: rec.ply,
+                policy: rec.policy.clone(),
+                result: self.result.value_for(position.side_to_move()),
+                plies_to_end: (self.moves.len() as u32).saturating_sub(rec.ply),
+                root_value: rec.root_value,
+                full_search: rec.full_search,
+            });
+            Ok(())
+        })?;
         Ok(out)
     }
 }
@@ -1035,14 +1009,7 @@ fn decode_body(body: &[u8], version: u32, file: &Path) -> Result<Chunk, ReplayEr
     let mut games = wire
         .games
         .into_iter()
-        .map(|g| {
-            let game = GameRecord::from_wire(g)?;
-            let needed = game.result.format_version();
-            if needed > version {
-                return Err(GameError::ResignedInOldFormat { version, needed });
-            }
-            Ok(game)
-        })
+        .map(GameRecord::from_wire)
         .enumerate()
         .map(|(game, g)| {
             g.map_err(|error| ReplayError::Game {
@@ -1257,54 +1224,53 @@ mod tests {
         assert!(!brandubh_fs::temp_path(&path).exists());
     }
 
-    /// `small_chunk` with its second game resigned by Black.
-    fn resigned_chunk() -> Chunk {
-        let mut chunk = small_chunk();
-        chunk.games[1].result = GameResult::Resigned {
-            winner: Side::White,
-        };
-        chunk
-    }
-
     #[test]
-    fn a_resigned_game_round_trips_in_a_version_2_chunk() {
-        let dir = tempfile::tempdir().unwrap();
-        let chunk = resigned_chunk();
-        let path = dir.path().join(chunk_file_name(1, 0));
-        write_chunk(&path, &chunk).unwrap();
-        let bytes = fs::read(&path).unwrap();
-        assert_eq!(le_u32(&bytes, 8), 2);
-        assert_eq!(read_chunk(&path).unwrap(), chunk);
-        // Its value targets are a win for White and a loss for Black.
-        let samples = chunk.games[1].samples().unwrap();
-        assert!(!samples.is_empty());
-        for s in &samples {
-            let expected = match s.position.side_to_move() {
-                Side::White => 1.0,
-                Side::Black => -1.0,
-            };
-            assert_eq!(s.result, expected);
-        }
-    }
-
-    #[test]
-    fn a_chunk_without_resignations_is_written_as_version_1() {
-        // Older builds read it, and runs without resignation write the bytes they wrote
-        // before format version 2.
+    fn a_chunk_without_sparring_games_is_written_as_version_1() {
+        // Older builds read it, and runs without sparring games write the bytes they
+        // wrote before format version 2.
         let bytes = encode_chunk(&small_chunk()).unwrap();
         assert_eq!(le_u32(&bytes, 8), OLDEST_FORMAT_VERSION);
         assert_eq!(OLDEST_FORMAT_VERSION, 1);
     }
 
+    /// The body of `small_chunk` with its second game resigned by Black (a retired result).
+    fn resigned_games() -> Vec<WireGame> {
+        let mut games: Vec<WireGame> = small_chunk()
+            .games
+            .iter()
+            .map(|g| g.to_wire().unwrap())
+            .collect();
+        games[1].result = WireResult::Resigned { winner: 0 };
+        games
+    }
+
     #[test]
-    fn a_resigned_game_in_a_version_1_chunk_is_refused() {
-        let mut bytes = encode_chunk(&resigned_chunk()).unwrap();
-        bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
-        let err = decode_chunk(&bytes, Path::new("c.brz")).unwrap_err();
+    fn a_version_2_chunk_reads_and_a_resigned_game_is_refused_naming_the_commit() {
+        // Format version 2 without a resigned game: the layout of version 1.
+        let chunk = small_chunk();
+        let plain = encode_chunk(&chunk).unwrap();
         assert_eq!(
-            err.to_string(),
-            "c.brz: game 1: resigned game in a format-version-1 chunk (resignation needs version 2)"
+            decode_chunk(&frame(&plain[HEADER_LEN..]), Path::new("c.brz")).unwrap(),
+            chunk
         );
+        let expected = "c.brz: game 1: a resigned game: self-play resignation is retired \
+                        (configs/ablations/README.md); the build of commit cf0dd85 reads it";
+        let info = ChunkInfo::new("x", 1);
+        let v2 = WireChunk {
+            info: info.clone(),
+            games: resigned_games(),
+        };
+        let body = bincode::serde::encode_to_vec(&v2, bincode_config()).unwrap();
+        let err = decode_chunk(&frame(&body), Path::new("c.brz")).unwrap_err();
+        assert_eq!(err.to_string(), expected);
+        let v3 = WireChunkV3 {
+            info,
+            games: resigned_games(),
+            sparring: vec![1],
+        };
+        let body = bincode::serde::encode_to_vec(&v3, bincode_config()).unwrap();
+        let err = decode_chunk(&frame_as(3, &body), Path::new("c.brz")).unwrap_err();
+        assert_eq!(err.to_string(), expected);
     }
 
     /// `small_chunk` with its first and last games sparring games.
@@ -1319,8 +1285,7 @@ mod tests {
     fn sparring_games_round_trip_in_a_version_3_chunk() {
         let dir = tempfile::tempdir().unwrap();
         for chunk in [sparring_chunk(), {
-            // With a resigned game too: version 3 holds both.
-            let mut c = resigned_chunk();
+            let mut c = small_chunk();
             c.games[1].sparring = true;
             c
         }] {
@@ -1395,38 +1360,6 @@ mod tests {
     }
 
     #[test]
-    fn a_game_over_by_the_rules_cannot_be_resigned() {
-        let mut rng = ChaCha8Rng::seed_from_u64(7);
-        let mut game = loop {
-            let g = random_game(&mut rng, 400);
-            if g.result != GameResult::Unfinished {
-                break g;
-            }
-        };
-        let winner = game.result.winner().unwrap();
-        game.result = GameResult::Resigned { winner };
-        let err = game.validate().unwrap_err();
-        assert!(matches!(err, GameError::ResultMismatch { .. }), "{err}");
-        assert!(err.to_string().contains("resigned"), "{err}");
-        // And an unknown winner code of a resignation is refused on reading.
-        let mut wire = wire_game();
-        wire.result = WireResult::Resigned { winner: 7 };
-        let body = bincode::serde::encode_to_vec(
-            &WireChunk {
-                info: ChunkInfo::new("x", 1),
-                games: vec![wire],
-            },
-            bincode_config(),
-        )
-        .unwrap();
-        let err = decode_chunk(&frame(&body), Path::new("c.brz")).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "c.brz: game 0: unknown winner code 7 of a resigned game"
-        );
-    }
-
-    #[test]
     fn value_targets_of_every_result() {
         let escape = Outcome {
             winner: Side::White,
@@ -1435,9 +1368,10 @@ mod tests {
         for (result, white, black) in [
             (GameResult::Finished(escape), 1.0, -1.0),
             (
-                GameResult::Resigned {
+                GameResult::Finished(Outcome {
                     winner: Side::Black,
-                },
+                    reason: Reason::KingCaptured,
+                }),
                 -1.0,
                 1.0,
             ),
@@ -1504,72 +1438,72 @@ mod tests {
     fn header_errors_are_typed() {
         let bytes = encode_chunk(&small_chunk()).unwrap();
         let p = Path::new("runs/x/chunks/c.brz");
-        let mut bad = bytes.clone();
-        bad[..8].copy_from_slice(b"NOTCHUNK");
-        assert!(matches!(
-            decode_chunk(&bad, p),
-            Err(ReplayError::BadMagic { .. })
-        ));
-        let mut bad = bytes.clone();
-        bad[8..12].copy_from_slice(&4u32.to_le_bytes());
-        let err = decode_chunk(&bad, p).unwrap_err();
+        // The chunk with the header bytes from `at` replaced by `with`, decoded.
+        let patched = |at: usize, with: &[u8]| {
+            let mut bad = bytes.clone();
+            bad[at..at + with.len()].copy_from_slice(with);
+            decode_chunk(&bad, p)
+        };
+        let err = patched(8, &4u32.to_le_bytes()).unwrap_err();
         assert_eq!(
             err.to_string(),
             "runs/x/chunks/c.brz: unsupported format version 4 (this build reads versions 1 to 3)"
         );
-        let mut bad = bytes.clone();
-        bad[8..12].copy_from_slice(&0u32.to_le_bytes());
-        assert!(matches!(
-            decode_chunk(&bad, p),
-            Err(ReplayError::Version {
-                what: "format",
-                found: 0,
-                ..
-            })
-        ));
-        let mut bad = bytes.clone();
-        bad[12..16].copy_from_slice(&9u32.to_le_bytes());
-        assert!(matches!(
-            decode_chunk(&bad, p),
-            Err(ReplayError::Version {
-                what: "encoding",
-                found: 9,
-                ..
-            })
-        ));
-        let mut bad = bytes.clone();
-        bad.extend_from_slice(b"junk");
-        assert!(matches!(
-            decode_chunk(&bad, p),
-            Err(ReplayError::TrailingBytes { extra: 4, .. })
-        ));
-        let mut bad = bytes.clone();
-        bad[16..24].copy_from_slice(&u64::MAX.to_le_bytes());
-        assert!(matches!(
-            decode_chunk(&bad, p),
-            Err(ReplayError::TooLarge { .. })
-        ));
-        assert!(matches!(
-            decode_chunk(b"", p),
-            Err(ReplayError::Truncated { .. })
-        ));
+        for (at, with) in [(8, 0u32), (12, 9)] {
+            let err = patched(at, &with.to_le_bytes()).unwrap_err();
+            let what = if at == 8 { "format" } else { "encoding" };
+            assert!(
+                matches!(err, ReplayError::Version { what: w, found, .. } if w == what && found == with),
+                "{err}"
+            );
+        }
+        let mut long = bytes.clone();
+        long.extend_from_slice(b"junk");
+        let errors = [
+            patched(0, b"NOTCHUNK").unwrap_err(),
+            decode_chunk(&long, p).unwrap_err(),
+            patched(16, &u64::MAX.to_le_bytes()).unwrap_err(),
+            decode_chunk(b"", p).unwrap_err(),
+            decode_chunk(b"hello", p).unwrap_err(),
+        ];
+        assert!(
+            matches!(errors[0], ReplayError::BadMagic { .. }),
+            "{}",
+            errors[0]
+        );
+        assert!(
+            matches!(errors[1], ReplayError::TrailingBytes { extra: 4, .. }),
+            "{}",
+            errors[1]
+        );
+        assert!(
+            matches!(errors[2], ReplayError::TooLarge { .. }),
+            "{}",
+            errors[2]
+        );
+        assert!(
+            matches!(errors[3], ReplayError::Truncated { .. }),
+            "{}",
+            errors[3]
+        );
+        assert!(
+            matches!(errors[4], ReplayError::BadMagic { .. }),
+            "{}",
+            errors[4]
+        );
         // A length prefix of 2^64 - 1 for the first string: refused by the bincode limit,
-        // not allocated.
+        // not allocated; and one of 48 MiB likewise.
         let huge = [253u8, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, b'x'];
-        let err = decode_chunk(&frame(&huge), p).unwrap_err();
-        assert!(matches!(err, ReplayError::Decode { .. }), "{err}");
-        let near_limit = [253u8, 0, 0, 0, 0x03, 0, 0, 0, 0, b'x']; // 48 MiB
-        let err = decode_chunk(&frame(&near_limit), p).unwrap_err();
-        assert!(matches!(err, ReplayError::Decode { .. }), "{err}");
-        assert!(matches!(
-            decode_chunk(b"hello", p),
-            Err(ReplayError::BadMagic { .. })
-        ));
+        let near_limit = [253u8, 0, 0, 0, 0x03, 0, 0, 0, 0, b'x'];
+        for body in [&huge, &near_limit] {
+            let err = decode_chunk(&frame(body), p).unwrap_err();
+            assert!(matches!(err, ReplayError::Decode { .. }), "{err}");
+        }
     }
 
     /// `body`, a body without a list of sparring games, framed as a version-2 chunk.
     fn frame(body: &[u8]) -> Vec<u8> {
-        frame_as(RESIGNED_FORMAT_VERSION, body)
+        frame_as(2, body)
     }
 
     /// Frames `body` as a chunk of format `version` with a correct header and checksum,

@@ -23,8 +23,7 @@ pub struct TrainingSample {
     pub policy: Vec<(Move, f32)>,
     /// The game's final result from the side to move's view: +1 won, −1 lost, 0 unfinished.
     pub result: f32,
-    /// Plies from this position to the end of its game (to the resignation, for a resigned
-    /// game): at least 1.
+    /// Plies from this position to the end of its game: at least 1.
     pub plies_to_end: u32,
     /// The search's root value, from the side to move's view.
     pub root_value: f32,
@@ -135,8 +134,7 @@ pub struct RefreshReport {
 }
 
 /// The most recent positions of a run (at most `capacity`), sampled for training with a
-/// random board symmetry: uniformly, or with more weight on recent positions
-/// ([`ReplayWindow::set_recency_half_life`]).
+/// random board symmetry, uniformly.
 ///
 /// Positions are kept in chunk order (oldest first). When the window is over capacity the
 /// oldest positions leave it. Loading a directory skips corrupted chunks with a warning.
@@ -161,9 +159,6 @@ pub struct ReplayWindow {
     /// Index of the first window position of each chunk (after `skip`), for sampling.
     starts: Vec<usize>,
     len: usize,
-    /// Sampling weight halves every `recency_half_life · len` positions of age; `None`:
-    /// uniform.
-    recency_half_life: Option<f64>,
     /// Chunk files found corrupted, not read (nor reported) again.
     corrupted: HashSet<PathBuf>,
 }
@@ -178,25 +173,8 @@ impl ReplayWindow {
             skip: 0,
             starts: Vec::new(),
             len: 0,
-            recency_half_life: None,
             corrupted: HashSet::new(),
         }
-    }
-
-    /// Weights sampling towards recent positions: a position's weight halves every
-    /// `half_life · len()` positions of age (the newest position has weight 1), so with
-    /// `0.25` the newest quarter of the window is sampled as often as the three older
-    /// quarters together, and the oldest position a sixteenth as often as the newest.
-    /// `None` (the default) samples uniformly. A half-life that is not a positive finite
-    /// number also means uniform.
-    pub fn set_recency_half_life(&mut self, half_life: Option<f64>) {
-        self.recency_half_life = half_life.filter(|h| h.is_finite() && *h > 0.0);
-    }
-
-    /// The recency half-life in use, as a fraction of the window (`None`: uniform).
-    #[must_use]
-    pub fn recency_half_life(&self) -> Option<f64> {
-        self.recency_half_life
     }
 
     /// A window of the most recent `capacity` positions of the chunks in `dir` (see
@@ -336,33 +314,15 @@ impl ReplayWindow {
         Some(self.chunks[c].sample(offset))
     }
 
-    /// A position drawn from the window (uniformly, or weighted by recency when a
-    /// half-life is set), under a symmetry drawn uniformly from the 8; `None` if the
-    /// window is empty.
+    /// A position drawn uniformly from the window, under a symmetry drawn uniformly from
+    /// the 8; `None` if the window is empty.
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<TrainingSample> {
         if self.len == 0 {
             return None;
         }
-        let index = self.sample_index(rng);
+        let index = rng.random_range(0..self.len);
         let symmetry = Symmetry::ALL[rng.random_range(0..Symmetry::ALL.len())];
         self.get(index).map(|s| s.transformed(symmetry))
-    }
-
-    /// The index of the next sample (0 = oldest): uniform, or an age drawn from the
-    /// exponential density `2^(−age / (half_life · len))` truncated to the window, by
-    /// inverting its distribution function.
-    fn sample_index<R: Rng + ?Sized>(&self, rng: &mut R) -> usize {
-        let Some(half_life) = self.recency_half_life else {
-            return rng.random_range(0..self.len);
-        };
-        let len = self.len as f64;
-        let tau = half_life * len / std::f64::consts::LN_2;
-        let u: f64 = rng.random();
-        // u in [0, 1) → age in [0, len): 1 − u·(1 − e^(−len/τ)) lies in (e^(−len/τ), 1].
-        let age = -tau * (u * (-(len / tau)).exp_m1()).ln_1p();
-        // Rounding may reach `len` (or yield NaN for an absurd half-life): clamp.
-        let age = if age.is_finite() { age as usize } else { 0 };
-        self.len - 1 - age.min(self.len - 1)
     }
 
     /// `n` samples drawn independently with [`ReplayWindow::sample`] (with replacement);
@@ -418,59 +378,6 @@ mod tests {
         }
         w.set_capacity(10);
         assert_eq!(window_samples(&w), &all[all.len() - 10..]);
-    }
-
-    #[test]
-    fn recency_half_life_weights_recent_positions() {
-        let mut rng = ChaCha8Rng::seed_from_u64(5);
-        let chunks: Vec<Chunk> = (0..8).map(|i| random_chunk(&mut rng, 4, i + 1)).collect();
-        let mut w = ReplayWindow::new(usize::MAX);
-        for (i, c) in chunks.iter().enumerate() {
-            w.push_chunk(PathBuf::from(format!("c{i}")), c).unwrap();
-        }
-        let len = w.len();
-        assert!(len >= 200, "{len}");
-        let quarter = len / 4;
-        let draws: u32 = 40_000;
-        // Shares of the draws in the newest and in the oldest quarter of the window.
-        let shares = |w: &ReplayWindow, rng: &mut ChaCha8Rng| {
-            let (mut newest, mut oldest, mut lowest) = (0, 0, len);
-            for _ in 0..draws {
-                let i = w.sample_index(rng);
-                assert!(i < len);
-                newest += usize::from(i >= len - quarter);
-                oldest += usize::from(i < quarter);
-                lowest = lowest.min(i);
-            }
-            (
-                newest as f64 / f64::from(draws),
-                oldest as f64 / f64::from(draws),
-                lowest,
-            )
-        };
-        // Uniform by default: a quarter each.
-        assert_eq!(w.recency_half_life(), None);
-        let (newest, oldest, lowest) = shares(&w, &mut rng);
-        let q = quarter as f64 / len as f64;
-        assert!((newest - q).abs() < 0.015, "{newest}");
-        assert!((oldest - q).abs() < 0.015, "{oldest}");
-        assert_eq!(lowest, 0);
-        // Half-life a quarter of the window: weight 2^(−age/(len/4)), so the newest quarter
-        // gets (1 − 2^−1)/(1 − 2^−4) ≈ 0.53 of the draws and the oldest ≈ 0.067.
-        w.set_recency_half_life(Some(0.25));
-        assert_eq!(w.recency_half_life(), Some(0.25));
-        let (newest, oldest, lowest) = shares(&w, &mut rng);
-        let cdf = |age: f64| (1.0 - (-age / 0.25).exp2()) / (1.0 - (-1.0f64 / 0.25).exp2());
-        assert!((newest - cdf(q)).abs() < 0.015, "{newest} vs {}", cdf(q));
-        assert!((oldest - (1.0 - cdf(1.0 - q))).abs() < 0.01, "{oldest}");
-        // Even the oldest positions are still drawn.
-        assert!(lowest < len / 50, "{lowest}");
-        assert!(w.sample(&mut rng).is_some());
-        // Nonsense half-lives fall back to uniform.
-        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
-            w.set_recency_half_life(Some(bad));
-            assert_eq!(w.recency_half_life(), None, "{bad}");
-        }
     }
 
     #[test]

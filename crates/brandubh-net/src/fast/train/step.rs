@@ -263,24 +263,14 @@ impl<S> Ctx<'_, S> {
 
 #[inline(always)]
 fn run<S: Simd, const MR: usize, const NV: usize>(simd: S, task: Task<'_>) {
-    let Task {
-        prep,
-        shared,
-        worker,
-        t,
-        batch,
-        lo,
-        hi,
-        weights,
-    } = task;
-    let n = hi - lo;
+    let (prep, worker, batch, lo, hi) = (task.prep, task.worker, task.batch, task.lo, task.hi);
     let mut ctx = Ctx {
         simd,
         prep,
-        shared,
-        t,
-        n,
-        count: (batch.len() * PLANE_SIZE) as f64,
+        shared: task.shared,
+        t: task.t,
+        n: hi - lo,
+        count: (batch.samples() * PLANE_SIZE) as f64,
         slot: 0,
     };
     load_inputs(
@@ -290,7 +280,7 @@ fn run<S: Simd, const MR: usize, const NV: usize>(simd: S, task: Task<'_>) {
     );
     tower_forward::<S, MR, NV>(&mut ctx, worker);
     heads_forward::<S, MR, NV>(&mut ctx, worker);
-    losses(&ctx, worker, batch, lo, weights);
+    losses(&ctx, worker, batch, lo, task.weights);
     heads_backward::<S, MR, NV>(&mut ctx, worker, batch.moves_left.is_some());
     tower_backward::<S, MR, NV>(&mut ctx, worker);
 }
@@ -507,7 +497,7 @@ fn losses(
     lo: usize,
     weights: LossWeights,
 ) {
-    let b = batch.len() as f64;
+    let b = batch.samples() as f64;
     let n = ctx.n;
     let policy = &mut w.heads[0];
     let np = ctx.prep.heads[0].fc1.np;
