@@ -18,8 +18,8 @@ use brandubh_train::selfplay;
 
 use crate::backend::Opened;
 use crate::cmd::bench::{sample_leaves, training_batch};
-use brandubh_fs::cpu_description;
 use crate::out;
+use brandubh_fs::cpu_description;
 
 /// Batch sizes of the evaluation-rate comparison.
 const EVAL_BATCHES: [usize; 3] = [256, 1024, 4096];
@@ -201,13 +201,15 @@ pub fn run(
     }
 
     let settings = selfplay::SelfPlaySettings::new(config)?;
-    let games = games.unwrap_or((settings.threads() * settings.config.concurrent_games) as u64);
+    let games =
+        games.unwrap_or((settings.threads() * settings.config.concurrent_games as usize) as u64);
     let c = selfplay_rate(config, games, |_| NetEvaluator::new(Arc::clone(&fast)))?;
     let g = selfplay_rate(config, games, |_| NetEvaluator::burn(&model, &gpu.device))?;
     writeln!(
         w,
         "self-play ({games} games, {} threads x {} games): CPU fast path {c:.0} evaluations/s, GPU {g:.0}",
-        settings.threads(), settings.config.concurrent_games
+        settings.threads(),
+        settings.config.concurrent_games
     )?;
     writeln!(
         w,
