@@ -355,9 +355,12 @@ fn checkpoints_continue_across_engines() {
     for b in &batches[3..] {
         let want = reference.step(&b.build(reference.device()), 1e-3);
         let got = on_burn.step(b, 1e-3);
+        // 5e-4: three fast steps before the checkpoint round differently from burn's, and
+        // burn's multithreaded products differ in the last bits from run to run (1.5e-4 seen
+        // once under load); a lost or reset optimizer state is caught exactly above.
         let d = (got.total_loss - want.total_loss).abs() / want.total_loss;
         assert!(
-            d < 1e-4,
+            d < 5e-4,
             "after the fast engine's checkpoint: {got:?} vs {want:?}"
         );
     }
