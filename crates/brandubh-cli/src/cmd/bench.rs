@@ -127,18 +127,29 @@ fn training_engine(
     kind: EngineKind,
     level: SimdLevel,
 ) -> anyhow::Result<(Engine, BatchBuilder)> {
-    let device = brandubh_net::device::cpu().autodiff();
-    device.seed(config.seed);
-    let net_config = run::net_config(config);
-    let trainer = Trainer::new(net_config.init(&device), run::net_train_config(config));
-    let engine = Engine::new(trainer, kind)
-        .map_err(anyhow::Error::msg)?
+    let engine = new_engine(config, &brandubh_net::device::cpu(), kind)?
         .with_simd_level(level)
         .with_context(|| format!("this CPU has no {} kernels", level.name()))?;
     Ok((
         engine,
         training_batch(config, config.training.batch_size as usize)?,
     ))
+}
+
+/// A training engine of `kind` on `device` for the configuration's network and optimizer,
+/// its weights seeded from the configuration.
+pub(crate) fn new_engine(
+    config: &RunConfig,
+    device: &brandubh_net::Device,
+    kind: EngineKind,
+) -> anyhow::Result<Engine> {
+    let device = device.clone().autodiff();
+    device.seed(config.seed);
+    let trainer = Trainer::new(
+        run::net_config(config).init(&device),
+        run::net_train_config(config),
+    );
+    Engine::new(trainer, kind).map_err(anyhow::Error::msg)
 }
 
 /// A batch of `size` positions from seeded random play for `config`'s network: uniform
@@ -166,7 +177,7 @@ pub(crate) fn training_batch(config: &RunConfig, size: usize) -> anyhow::Result<
 }
 
 /// Optimizer steps per second of `engine` on `batch` for about `seconds` (at least 3 steps).
-fn training_rate(
+pub(crate) fn training_rate(
     engine: &mut Engine,
     batch: &BatchBuilder,
     lr: f64,

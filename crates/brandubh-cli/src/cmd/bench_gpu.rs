@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use brandubh_net::device::GPU_TOLERANCE;
 use brandubh_net::engine::{Engine, EngineKind};
-use brandubh_net::optimize::{BatchBuilder, Trainer};
+use brandubh_net::optimize::BatchBuilder;
 use brandubh_net::{Device, FastNet, NetEvaluator, PolicyValueNet, encoding};
 use brandubh_run::config::RunConfig;
 use brandubh_search::{Evaluator, Leaf};
@@ -17,7 +17,7 @@ use brandubh_train::run;
 use brandubh_train::selfplay;
 
 use crate::backend::Opened;
-use crate::cmd::bench::{sample_leaves, training_batch};
+use crate::cmd::bench::{new_engine, sample_leaves, training_batch, training_rate};
 use crate::out;
 use brandubh_fs::cpu_description;
 
@@ -46,14 +46,10 @@ fn trainer(
     kind: EngineKind,
     batch: usize,
 ) -> anyhow::Result<(Engine, BatchBuilder)> {
-    let device = device.clone().autodiff();
-    device.seed(config.seed);
-    let trainer = Trainer::new(
-        run::net_config(config).init(&device),
-        run::net_train_config(config),
-    );
-    let engine = Engine::new(trainer, kind).map_err(anyhow::Error::msg)?;
-    Ok((engine, training_batch(config, batch)?))
+    Ok((
+        new_engine(config, device, kind)?,
+        training_batch(config, batch)?,
+    ))
 }
 
 /// Samples per second of `engine` on `batch` for about `seconds` (at least 3 steps, after
@@ -65,14 +61,7 @@ fn train_rate(
     seconds: f64,
 ) -> anyhow::Result<f64> {
     engine.step(batch, 1e-3);
-    let t0 = Instant::now();
-    let mut steps = 0u32;
-    while t0.elapsed().as_secs_f64() < seconds || steps < 3 {
-        let loss = engine.step(batch, 1e-3).total_loss;
-        anyhow::ensure!(loss.is_finite(), "training loss {loss}");
-        steps += 1;
-    }
-    Ok(f64::from(steps) * size as f64 / t0.elapsed().as_secs_f64())
+    Ok(training_rate(engine, batch, 1e-3, seconds)? * size as f64)
 }
 
 /// Self-play's evaluations per second with evaluators from `make`, over `games` games.
