@@ -48,10 +48,27 @@ fn config(planes: usize, moves_left: bool) -> NetConfig {
         .with_planes(planes)
 }
 
+/// burn's CPU backend draws every initial weight (of a model built to load a checkpoint
+/// into, too) from one process-wide generator, which `seed` replaces: tests on parallel
+/// threads would shift each other's draws. Each test of this file holds this lock
+/// throughout, so every run checks the same weights. That matters here: the network is
+/// piecewise linear, and where some ReLU's input lies within rounding of zero (about one
+/// network in a hundred, for random weights), two correct implementations take different
+/// sides of the kink and their gradients differ by a whole term.
+fn burn_rng() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn seeded_init(config: &NetConfig, device: &Device, seed: u64) -> PolicyValueNet {
+    device.seed(seed);
+    config.init(device)
+}
+
 fn burn_trainer(config: &NetConfig, optimizer: OptimizerConfig, seed: u64) -> Trainer {
     let device = Device::flex().autodiff();
-    device.seed(seed);
-    let mut trainer = Trainer::new(config.init(&device), optimizer);
+    let mut trainer = Trainer::new(seeded_init(config, &device, seed), optimizer);
     let warm = batch(
         24,
         seed + 100,
@@ -130,6 +147,7 @@ fn levels() -> Vec<SimdLevel> {
     reason = "every layout × head × kernel × thread count, each checked the same way"
 )]
 fn gradients_equal_burns() {
+    let _rng = burn_rng();
     for (i, planes) in brandubh_net::encoding::LAYOUTS.into_iter().enumerate() {
         for moves_left in [false, true] {
             let config = config(planes, moves_left);
@@ -242,6 +260,7 @@ fn compare_models(got: &PolicyValueNet, want: &PolicyValueNet, tolerance: f32, n
 /// here; 200 with `BRANDUBH_SLOW_TESTS=1`), with Adam and with SGD, weight decay on.
 #[test]
 fn steps_track_burns_losses() {
+    let _rng = burn_rng();
     let steps = if std::env::var_os("BRANDUBH_SLOW_TESTS").is_some() {
         200
     } else {
@@ -296,6 +315,7 @@ fn steps_track_burns_losses() {
     reason = "one story: fast steps, a checkpoint, burn steps, a checkpoint, fast again"
 )]
 fn checkpoints_continue_across_engines() {
+    let _rng = burn_rng();
     let config = config(12, true);
     let optimizer = OptimizerConfig {
         moves_left_weight: 1.0,
@@ -389,8 +409,9 @@ fn checkpoints_continue_across_engines() {
 /// The fast trainer's tensors are the burn model's, in burn's order, names and shapes.
 #[test]
 fn slots_are_burns_tensors() {
+    let _rng = burn_rng();
     let config = config(19, true);
-    let model = config.init(&Device::flex());
+    let model = seeded_init(&config, &Device::flex(), 0);
     let names: Vec<String> = model
         .collect(None, None, false)
         .iter()
