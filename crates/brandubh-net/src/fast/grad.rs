@@ -6,6 +6,7 @@
 use pulp::Simd;
 
 use super::{PADDED, PADDED_SQUARES};
+use crate::encoding::PLANE_SIZE;
 
 /// Squares of the board along each side.
 const BOARD: usize = 7;
@@ -105,13 +106,16 @@ fn add_lanes<S: Simd>(s: &[S::f32s], q: &[S::f32s], lanes: &mut [f32], sums: &mu
     }
 }
 
-/// Adds each channel's sum and sum of squares over the board squares of positions
-/// `0..n` of `z` (`[n][PADDED²][cp]`) to `sums` (`[2][cp]`: sums, then squares), in `f64`
-/// (each position's 49 squares summed in `f32` first).
+/// Adds each channel's moments over the board squares of positions `0..n` of `z`
+/// (`[n][PADDED²][cp]`) to `sums` (`[3][cp]`, see [`moments`]): each position's 49 squares
+/// are summed in `f32`, then their squared deviations from that position's own mean, so that
+/// no sum of squares of large values is ever subtracted from another (a channel whose mean
+/// is a hundred times its spread would otherwise lose its variance to rounding).
 #[inline(always)]
 pub(super) fn stats<S: Simd>(simd: S, z: &[f32], cp: usize, n: usize, sums: &mut [f64]) {
     let cv = cp / S::F32_LANES;
     let zero = simd.splat_f32s(0.0);
+    let inv = simd.splat_f32s(1.0 / PLANE_SIZE as f32);
     let mut s = vec![zero; cv];
     let mut q = vec![zero; cv];
     let mut lanes = vec![0.0f32; cp];
@@ -121,14 +125,47 @@ pub(super) fn stats<S: Simd>(simd: S, z: &[f32], cp: usize, n: usize, sums: &mut
         for start in board_rows(pos) {
             let row = S::as_simd_f32s(&z[start * cp..(start + BOARD) * cp]).0;
             for sq in row.chunks_exact(cv) {
-                for ((s, q), &x) in s.iter_mut().zip(q.iter_mut()).zip(sq) {
+                for (s, &x) in s.iter_mut().zip(sq) {
                     *s = simd.add_f32s(*s, x);
-                    *q = simd.mul_add_f32s(x, x, *q);
                 }
             }
         }
-        add_lanes::<S>(&s, &q, &mut lanes, sums);
+        let mean: Vec<S::f32s> = s.iter().map(|&s| simd.mul_f32s(s, inv)).collect();
+        for start in board_rows(pos) {
+            let row = S::as_simd_f32s(&z[start * cp..(start + BOARD) * cp]).0;
+            for sq in row.chunks_exact(cv) {
+                for ((q, &m), &x) in q.iter_mut().zip(&mean).zip(sq) {
+                    let d = simd.sub_f32s(x, m);
+                    *q = simd.mul_add_f32s(d, d, *q);
+                }
+            }
+        }
+        S::as_mut_simd_f32s(&mut lanes).0.copy_from_slice(&s);
+        for (ch, &x) in lanes.iter().enumerate() {
+            let x = f64::from(x);
+            sums[ch] += x;
+            sums[cp + ch] += x * x / PLANE_SIZE as f64;
+        }
+        S::as_mut_simd_f32s(&mut lanes).0.copy_from_slice(&q);
+        for (t, &x) in sums[2 * cp..3 * cp].iter_mut().zip(lanes.iter()) {
+            *t += f64::from(x);
+        }
     }
+}
+
+/// Each channel's mean and (biased) variance over `count` values from sums `[3][c]` of
+/// groups of them: `Σ s` (each group's sum), `Σ s²/k` (each group's sum squared over its
+/// size `k`) and `Σ q` (each group's squared deviations from its own mean). The
+/// between-group part `Σ s²/k − (Σ s)²/count` cancels in `f64`, exactly for the rounded
+/// group sums; a group may be a single value (`q = 0`).
+pub(super) fn moments(count: f64, sums: &[f64]) -> impl Iterator<Item = (f64, f64)> + '_ {
+    let c = sums.len() / 3;
+    (0..c).map(move |ch| {
+        let (s, s2, q) = (sums[ch], sums[c + ch], sums[2 * c + ch]);
+        let mean = s / count;
+        let var = ((q + s2 - s * mean) / count).max(0.0);
+        (mean, var)
+    })
 }
 
 /// `dst = relu(z · scale + shift [+ residual])` on the board squares of positions `0..n`
@@ -281,5 +318,40 @@ pub(super) fn bn_backward<S: Simd>(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A channel whose mean is three hundred times its spread keeps its variance: the sum of
+    /// squares minus the squared sum would leave only rounding (about 5 % of it in `f32`).
+    #[test]
+    fn variance_survives_a_large_mean() {
+        let (n, cp) = (21, 1);
+        let mut z = vec![0.0f32; n * PADDED_SQUARES * cp];
+        let mut values = Vec::new();
+        let mut state = 0x9e37_79b9_u32;
+        for pos in 0..n {
+            for start in board_rows(pos) {
+                for v in &mut z[start..start + BOARD] {
+                    state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                    *v = 300.0 + (state >> 8) as f32 / (1u32 << 23) as f32 - 1.0;
+                    values.push(f64::from(*v));
+                }
+            }
+        }
+        let mut sums = vec![0.0f64; 3 * cp];
+        stats(pulp::Scalar::new(), &z, cp, n, &mut sums);
+        let count = values.len() as f64;
+        let mean = values.iter().sum::<f64>() / count;
+        let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / count;
+        let (got_mean, got_var) = moments(count, &sums).next().unwrap();
+        assert!(
+            (got_mean - mean).abs() < 1e-5 * mean,
+            "{got_mean} vs {mean}"
+        );
+        assert!((got_var - var).abs() < 1e-4 * var, "{got_var} vs {var}");
     }
 }

@@ -2,8 +2,9 @@
 //! [`crate::optimize::Trainer`] (burn's autodiff), on the fast path's kernels.
 //!
 //! - Forward with batch norm in training mode: every convolution's raw output is kept, its
-//!   batch's mean and (biased) variance computed over all positions and squares, then
-//!   normalised, ReLU'd, added to the skip connection; the running statistics move by
+//!   batch's mean and (biased) variance computed over all positions and squares (each
+//!   position's squared deviations from its own mean, then the spread of those means, so
+//!   that a large mean costs no precision), then normalised, ReLU'd, added to the skip connection; the running statistics move by
 //!   burn's momentum (0.1).
 //! - Every 3×3 convolution (the stem's too, its planes padded to 16) runs as Winograd
 //!   F(4×4, 3×3) ([`super::winograd`]) three times: forward, input gradient (the same

@@ -299,8 +299,9 @@ fn load_inputs(worker: &mut Worker, prep: &Prepared, inputs: &[f32]) {
     }
 }
 
-/// The batch norm of `layer` from the whole batch's sums `[2][c]` (sums, squares): its mean
-/// and variance, and the scale and shift that apply it (`[c]`, zero past `real` channels).
+/// The batch norm of `layer` from the whole batch's sums `[3][c]` (see [`grad::moments`]):
+/// its mean and variance, and the scale and shift that apply it (`[c]`, zero past `real`
+/// channels).
 fn bn_forward_coefs(
     ctx_count: f64,
     sums: &[f64],
@@ -311,9 +312,7 @@ fn bn_forward_coefs(
     let c = gamma.len();
     let mut out = BnOut::default();
     let (mut scale, mut shift) = (vec![0.0f32; c], vec![0.0f32; c]);
-    for ch in 0..c {
-        let mean = sums[ch] / ctx_count;
-        let var = (sums[c + ch] / ctx_count - mean * mean).max(0.0);
+    for (ch, (mean, var)) in grad::moments(ctx_count, sums).enumerate() {
         let s = f64::from(gamma[ch]) / (var + eps).sqrt();
         scale[ch] = s as f32;
         shift[ch] = (f64::from(beta[ch]) - mean * s) as f32;
@@ -359,7 +358,7 @@ fn tower_forward<S: Simd, const MR: usize, const NV: usize>(ctx: &mut Ctx<'_, S>
     let (simd, prep, n, cp) = (ctx.simd, ctx.prep, ctx.n, ctx.prep.cp);
     for l in 0..prep.convs.len() {
         let conv = &prep.convs[l];
-        let mut sums = vec![0.0f64; 2 * cp];
+        let mut sums = vec![0.0f64; 3 * cp];
         {
             let src = if l == 0 { w.x.get() } else { w.y[l - 1].get() };
             let z = w.z[l].get_mut();
@@ -414,7 +413,7 @@ fn heads_forward<S: Simd, const MR: usize, const NV: usize>(ctx: &mut Ctx<'_, S>
     let tower = w.y[nconv - 1].get();
     for (i, (hp, hb)) in prep.heads.iter().zip(&mut w.heads).enumerate() {
         let hc = hp.hc;
-        let mut sums = vec![0.0f64; 2 * hc];
+        let mut sums = vec![0.0f64; 3 * hc];
         head_conv(simd, tower, &hp.conv, hc, cp, n, &mut hb.z, &mut sums);
         let sums = ctx.reduce(sums);
         let (gamma, beta) = &prep.bn[nconv + i];
@@ -454,7 +453,8 @@ fn heads_forward<S: Simd, const MR: usize, const NV: usize>(ctx: &mut Ctx<'_, S>
 }
 
 /// `z[pos][o][sq] = Σ_c x[pos][sq][c] · w[o][c]` for the board squares of the tower's output
-/// `x`, adding each channel's sum and sum of squares to `sums` (`[2][hc]`).
+/// `x`, adding each channel's sum and sum of squares to `sums` (`[3][hc]`, see
+/// [`grad::moments`]: each value a group of one).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn head_conv<S: Simd>(
