@@ -164,7 +164,7 @@ fn export_writes_the_exact_proofs(run: &Path, proving: &Path) {
 fn export_from_a_trained_run_then_analyze_and_match() {
     let tmp = temp_dir();
     let dir = tmp.path().to_path_buf();
-    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml");
+    let config = common::tiny_toml();
     let run = dir.join("run");
     let o = brandubh(&["train", "--config", s(&config), "--run", s(&run), "--quiet"]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -55,16 +55,7 @@ fn train(args: &[&str]) -> String {
 
 /// `configs/tiny.toml` with `iterations` iterations, in `dir`.
 fn tiny_with(dir: &Path, iterations: u32) -> String {
-    let path = dir.join("tiny.toml");
-    let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml");
-    std::fs::write(
-        &path,
-        format!(
-            "extends = {:?}\niterations = {iterations}\n",
-            tiny.display().to_string()
-        ),
-    )
-    .unwrap();
+    let path = common::tiny_extended(dir, "tiny.toml", &format!("iterations = {iterations}\n"));
     path.to_str().unwrap().to_owned()
 }
 

@@ -89,7 +89,7 @@ fn parse_cases(text: &str, vars: &[(&str, &str)]) -> Vec<Bad> {
 )]
 fn bad_invocations_of_every_subcommand_fail_with_a_usage_message() {
     let tmp = temp_dir();
-    let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml");
+    let tiny = common::tiny_toml();
     let tiny = s(&tiny);
     let dir = s(tmp.path());
     let file = tmp.path().join("plain-file");
@@ -435,7 +435,7 @@ impl Findings {
 )]
 fn damaged_files_are_reported_in_one_line() {
     let tmp = temp_dir();
-    let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml");
+    let tiny = common::tiny_toml();
     let text = std::fs::read_to_string(&tiny).unwrap();
     // Two complete iterations; the resumed run asks for a third.
     let base = tmp.path().join("base");

@@ -348,7 +348,7 @@ impl Chaos {
         actor_env: Vec<Vec<(String, String)>>,
     ) -> Chaos {
         let tmp = tempfile::tempdir().unwrap();
-        let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml");
+        let tiny = common::tiny_toml();
         let text = std::fs::read_to_string(tiny).unwrap().replace(
             "iterations = 2",
             &format!("iterations = {CHAOS_ITERATIONS}"),

@@ -8,8 +8,6 @@
 
 mod common;
 
-use std::path::Path;
-
 use common::brandubh_at_root as brandubh;
 
 #[test]
@@ -40,17 +38,12 @@ fn train_tiny_runs_and_continues() {
 #[test]
 fn train_gates_by_a_sequential_test() {
     let tmp = tempfile::tempdir().unwrap();
-    let config = tmp.path().join("gate.toml");
-    let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "extends = {:?}\niterations = 1\n[evaluation]\ngating = true\n\
-             [evaluation.sprt]\nelo0 = 0\nelo1 = 400\nmax_matches = 3\n",
-            tiny.display().to_string()
-        ),
-    )
-    .unwrap();
+    let config = common::tiny_extended(
+        tmp.path(),
+        "gate.toml",
+        "iterations = 1\n[evaluation]\ngating = true\n\
+         [evaluation.sprt]\nelo0 = 0\nelo1 = 400\nmax_matches = 3\n",
+    );
     let dir = tmp.path().join("run");
     let o = brandubh(&[
         "train",
@@ -160,16 +153,11 @@ fn bench_measures_a_network_with_more_input_planes() {
     // The forward pass alone is fed inputs as wide as the network's layout: with the King
     // and threat planes (16 planes) it once got the 9-plane width and panicked.
     let tmp = tempfile::tempdir().unwrap();
-    let config = tmp.path().join("planes.toml");
-    let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "extends = {:?}\nname = \"planes\"\n\n[model]\nking_planes = true\nthreat_planes = true\n",
-            tiny.to_str().unwrap()
-        ),
-    )
-    .unwrap();
+    let config = common::tiny_extended(
+        tmp.path(),
+        "planes.toml",
+        "name = \"planes\"\n\n[model]\nking_planes = true\nthreat_planes = true\n",
+    );
     let out = bench(config.to_str().unwrap(), "2", "0.05");
     assert!(
         out.contains("batch  256") && out.contains("network evaluations/s"),

@@ -90,6 +90,20 @@ pub fn temp_dir() -> tempfile::TempDir {
     tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("create a temporary directory")
 }
 
+/// `configs/tiny.toml`'s absolute path.
+pub fn tiny_toml() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml")
+}
+
+/// Writes `dir/name`: a config that extends `configs/tiny.toml` with `more` (TOML lines),
+/// and returns its path.
+pub fn tiny_extended(dir: &Path, name: &str, more: &str) -> std::path::PathBuf {
+    let path = dir.join(name);
+    let extends = format!("extends = {:?}\n", tiny_toml().display().to_string());
+    std::fs::write(&path, extends + more).expect("write a config to a scratch directory");
+    path
+}
+
 /// A path as a command-line argument.
 pub fn s(p: &Path) -> &str {
     p.to_str().expect("temporary paths are UTF-8")
