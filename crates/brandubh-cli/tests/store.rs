@@ -126,8 +126,11 @@ struct Proxy {
 
 impl Proxy {
     fn start(target: u16, slow: bool) -> Proxy {
+        // Bound here, before the next proxy asks for a port: a port only looked up (bound
+        // and let go) can be handed to two proxies at once.
+        let first = TcpListener::bind("127.0.0.1:0").unwrap();
         let proxy = Proxy {
-            port: free_port(),
+            port: first.local_addr().unwrap().port(),
             up: Arc::new(AtomicBool::new(true)),
             conns: Arc::new(Mutex::new(Vec::new())),
             puts: Arc::new(Mutex::new(Vec::new())),
@@ -135,8 +138,9 @@ impl Proxy {
         let (port, up, conns) = (proxy.port, Arc::clone(&proxy.up), Arc::clone(&proxy.conns));
         let puts = Arc::clone(&proxy.puts);
         std::thread::spawn(move || {
+            let mut first = Some(first);
             loop {
-                let listener = TcpListener::bind(("127.0.0.1", port)).unwrap();
+                let listener = first.take().unwrap_or_else(|| rebind(port));
                 listener.set_nonblocking(true).unwrap();
                 while up.load(Ordering::SeqCst) {
                     match listener.accept() {
@@ -173,6 +177,21 @@ impl Proxy {
             }
             assert!(t0.elapsed() < limit, "no chunk upload through the proxy");
             std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+}
+
+/// The proxy's own port again after it was down. While it was free, a loopback
+/// connection may have taken it as its local port for a moment: tries for 30 s.
+fn rebind(port: u16) -> TcpListener {
+    let t0 = Instant::now();
+    loop {
+        match TcpListener::bind(("127.0.0.1", port)) {
+            Ok(listener) => return listener,
+            Err(_) if t0.elapsed() < Duration::from_secs(30) => {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            Err(e) => panic!("proxy port {port} taken while the proxy was down: {e}"),
         }
     }
 }
