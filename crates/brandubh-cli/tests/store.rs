@@ -388,6 +388,10 @@ impl Chaos {
     }
 
     fn learner_args(&self, cache: &str) -> Vec<String> {
+        self.learner_args_leased(cache, LEASE_S)
+    }
+
+    fn learner_args_leased(&self, cache: &str, lease_s: u64) -> Vec<String> {
         let cache = self.tmp.path().join(cache);
         [
             "train",
@@ -403,7 +407,7 @@ impl Chaos {
             "--poll-ms",
             "200",
             "--lease-s",
-            &LEASE_S.to_string(),
+            &lease_s.to_string(),
             // Every chunk found is taken, so that the hostile objects, uploaded after
             // hundreds of the actors' chunks, are looked at (the bound on an iteration's
             // games is tested in brandubh-train's tests/store.rs).
@@ -415,7 +419,11 @@ impl Chaos {
     }
 
     fn learner(&self, log: &str, cache: &str) -> Child {
-        let args = self.learner_args(cache);
+        self.learner_leased(log, cache, LEASE_S)
+    }
+
+    fn learner_leased(&self, log: &str, cache: &str, lease_s: u64) -> Child {
+        let args = self.learner_args_leased(cache, lease_s);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         spawn(&args, &self.env, &self.log(log))
     }
@@ -569,6 +577,69 @@ fn chaos_on_a_directory_one_learner_three_actors_and_everything_done_to_them() {
     run_chaos(&chaos, &first_upload, &|| {});
     eprintln!("chaos on a directory: {:.0} s", t0.elapsed().as_secs_f64());
     wiped_store_is_an_error(&chaos, &|| std::fs::remove_dir_all(&root).unwrap());
+}
+
+/// A learner stopped with SIGTERM in the middle of a run gives its lease up before it
+/// exits (status 143): its successor, started at once, takes the lease without waiting out
+/// its two minutes, redoes the iteration under way and finishes the run with the books
+/// balanced.
+#[test]
+fn sigterm_gives_the_learners_lease_up_at_once() {
+    const LONG_LEASE_S: u64 = 120;
+    let tmp = tempfile::tempdir().unwrap();
+    let url = tmp.path().join("store").to_str().unwrap().to_owned();
+    let chaos = Chaos::new(url, Vec::new(), vec![Vec::new()]);
+    let mut learner = chaos.learner_leased("learner-1", "learner-cache", LONG_LEASE_S);
+    let mut actor = chaos.actor(0, "a1-1");
+    wait_for_line(&chaos.log("learner-1"), "iteration 1:", 3 * MINUTE);
+    let kill = Command::new("kill")
+        .args(["-TERM", &learner.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let t0 = Instant::now();
+    let status = loop {
+        if let Some(status) = learner.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "learner-1 still running 20 s after SIGTERM:\n{}",
+            read(&chaos.log("learner-1"))
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    eprintln!(
+        "learner-1 ended {} ms after SIGTERM",
+        t0.elapsed().as_millis()
+    );
+    let log = read(&chaos.log("learner-1"));
+    assert_eq!(status.code(), Some(143), "{log}");
+    assert!(log.contains("signal 15: gave the lease up"), "{log}");
+    let mut learner = chaos.learner_leased("learner-2", "learner-cache", LONG_LEASE_S);
+    let t1 = Instant::now();
+    while !read(&chaos.log("learner-2")).contains("took the lease") {
+        assert!(
+            learner.try_wait().unwrap().is_none() && t1.elapsed() < Duration::from_secs(30),
+            "learner-2 did not take the lease at once:\n{}",
+            read(&chaos.log("learner-2"))
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    wait_ok(&mut learner, &chaos.log("learner-2"), 5 * MINUTE);
+    wait_ok(&mut actor, &chaos.log("a1-1"), 2 * MINUTE);
+    let o = chaos.status(true);
+    let text = stdout(&o);
+    assert!(o.status.success(), "{text}{}", stderr(&o));
+    assert!(text.contains("books: balanced"), "{text}");
+    assert!(
+        text.contains("games lost: 0 chunks; trained twice: 0"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("iteration {CHAOS_ITERATIONS}/{CHAOS_ITERATIONS}")),
+        "{text}"
+    );
 }
 
 /// The run of a chaos test: actor a1 killed once `kill_a1_when` returns (what it returns

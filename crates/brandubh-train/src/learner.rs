@@ -27,7 +27,8 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use brandubh_run::config::RunConfig;
@@ -36,7 +37,7 @@ use brandubh_run::{RunDir, RunLayout, RunState};
 use brandubh_store::{Store, StoreError, content_hash};
 use serde::{Deserialize, Serialize};
 
-use crate::lease::{self, Lease};
+use crate::lease::{self, KeepEnd, Lease};
 use crate::remote::{
     self, ConsumedChunk, ConsumedRecord, MAX_CHUNK_BYTES, MAX_JSON_BYTES, Pointer, RunIdentity,
 };
@@ -58,6 +59,20 @@ pub struct LearnerOptions {
     /// How long the lease holds without renewal: a killed learner's successor waits at
     /// most this long.
     pub lease_ttl: Duration,
+    /// A request to stop from outside (`None`: none is watched).
+    pub terminate: Option<Terminate>,
+}
+
+/// A request to stop, as the binary's signal handlers make it: once `signal` is not zero
+/// the learner gives its lease up at once (after the write in flight) and calls `then`
+/// with the signal's number (the binary exits there). The iteration under way is lost,
+/// as with a kill, and redone by the next learner, which need not wait for the lease.
+#[derive(Clone, Debug)]
+pub struct Terminate {
+    /// The number of the signal that arrived, or 0.
+    pub signal: Arc<AtomicUsize>,
+    /// Called on the lease's thread once the lease is given up.
+    pub then: fn(usize),
 }
 
 /// Why an object was quarantined: `quarantine/reasons/TAG.json`.
@@ -108,7 +123,13 @@ pub fn learn(
     let lease = Lease::acquire(store, &lease::new_owner(), options.lease_ttl)?;
     let stop = AtomicBool::new(false);
     std::thread::scope(|scope| {
-        scope.spawn(|| lease.keep(&stop, &options.run.dir));
+        scope.spawn(|| {
+            let terminate = options.terminate.as_ref();
+            let end = lease.keep(&stop, terminate.map(|t| &*t.signal), &options.run.dir);
+            if let (KeepEnd::Terminated(signal), Some(t)) = (end, terminate) {
+                (t.then)(signal);
+            }
+        });
         let result = Learner::restore(store, &config, options, &lease).and_then(|mut learner| {
             run::train_with(
                 &config,
@@ -224,7 +245,7 @@ impl<'a> Learner<'a> {
                 Ok(s)
             }
             None => {
-                self.lease.ensure()?;
+                let _write = self.lease.ensure()?;
                 let created = RunIdentity::new(&self.config.name);
                 let bytes = remote::json_bytes(self.store, RunLayout::RUN, &created)?;
                 let identity = if self.store.put_new(RunLayout::RUN, &bytes)? {
@@ -344,7 +365,7 @@ impl<'a> Learner<'a> {
     /// Moves `key` to the quarantine with a note saying why (the note first: a kill between
     /// the two leaves the object in place, to be quarantined again).
     fn quarantine(&self, key: &str, size: u64, reason: &str, n: u32) -> Result<(), RunError> {
-        self.lease.ensure()?;
+        let _write = self.lease.ensure()?;
         let tag = quarantine_tag(key);
         let aside = RunLayout::quarantined(&tag);
         tracing::warn!("quarantined {key}: {reason} (moved to {aside})");
@@ -478,7 +499,7 @@ impl<'a> Learner<'a> {
         };
         let key = RunLayout::consumed(n);
         let bytes = remote::json_bytes(self.store, &key, &record)?;
-        self.lease.ensure()?;
+        let _write = self.lease.ensure()?;
         if !self.store.put_new(&key, &bytes)? {
             return Err(RunError::Remote(format!(
                 "{}: already written by another learner; this one stops",
@@ -499,7 +520,7 @@ impl<'a> Learner<'a> {
     fn publish(&self, pointer: &Pointer) -> Result<(), RunError> {
         let name = self.store.location().name_of(RunLayout::LATEST);
         let bytes = remote::json_bytes(self.store, RunLayout::LATEST, pointer)?;
-        self.lease.ensure()?;
+        let _write = self.lease.ensure()?;
         let written = match self
             .store
             .get_versioned(RunLayout::LATEST, MAX_JSON_BYTES)?
@@ -574,7 +595,7 @@ impl GameSource for Learner<'_> {
         for path in checkpoint_files(dir, state.iteration)? {
             if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
                 let key = format!("{}/{name}", RunLayout::CHECKPOINTS);
-                self.lease.ensure()?;
+                let _write = self.lease.ensure()?;
                 self.store.put(&key, &read(&path)?)?;
             }
         }
@@ -586,7 +607,7 @@ impl GameSource for Learner<'_> {
         ] {
             let path = dir.root().join(key);
             if path.exists() {
-                self.lease.ensure()?;
+                let _write = self.lease.ensure()?;
                 self.store.put(key, &read(&path)?)?;
             }
         }

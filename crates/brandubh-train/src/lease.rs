@@ -9,9 +9,15 @@
 //! one line naming the holder and the expiry; a killed learner's lease runs out after its
 //! time to live. Renewing with compare-and-swap also after an expiry is safe: it succeeds
 //! only if no other learner has written the lease since.
+//!
+//! A learner asked to stop (SIGTERM, Ctrl-C: [`Lease::keep`]'s `terminate`) gives the
+//! lease up at once, so that its successor need not wait out the time to live: it waits
+//! for the writes in flight ([`Lease::ensure`]'s permits), marks the lease expired
+//! (compare-and-swap) and refuses every later write.
 
-use std::sync::Mutex;
+use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, RwLock, RwLockReadGuard};
 use std::time::Duration;
 
 use brandubh_run::RunLayout;
@@ -41,10 +47,29 @@ pub struct Lease<'s> {
     store: &'s Store,
     ttl: Duration,
     held: Mutex<Held>,
-    /// Set once the lease is known to be someone else's (or could not be renewed).
+    /// Set once the lease is known to be someone else's (or could not be renewed, or was
+    /// given up).
     lost: AtomicBool,
+    /// Held shared by each write ([`WritePermit`]), exclusively by [`Lease::release`].
+    writes: RwLock<()>,
 }
 
+/// Leave to write to the store under the lease, until dropped: [`Lease::release`] waits
+/// for it.
+#[must_use = "the write must happen while the permit is held"]
+#[derive(Debug)]
+pub struct WritePermit<'a>(#[allow(dead_code)] RwLockReadGuard<'a, ()>);
+
+/// How [`Lease::keep`] ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeepEnd {
+    /// `stop` was set: the learner finished or failed.
+    Stopped,
+    /// The lease was lost (taken over, or not renewed in time).
+    Lost,
+    /// `terminate` named this signal, and the lease was given up (or was already lost).
+    Terminated(usize),
+}
 #[derive(Debug)]
 struct Held {
     record: LeaseRecord,
@@ -135,6 +160,7 @@ impl<'s> Lease<'s> {
                 ttl,
                 held: Mutex::new(Held { record, version }),
                 lost: AtomicBool::new(false),
+                writes: RwLock::new(()),
             });
         }
         Err(RunError::LeaseHeld(format!(
@@ -155,15 +181,21 @@ impl<'s> Lease<'s> {
     }
 
     /// Checks, before a write, that the lease is still this learner's: at once while more
-    /// than a third of its time to live is left, else by renewing it.
-    pub fn ensure(&self) -> Result<(), RunError> {
+    /// than a third of its time to live is left, else by renewing it. The write happens
+    /// while the permit returned is held.
+    pub fn ensure(&self) -> Result<WritePermit<'_>, RunError> {
+        let permit = WritePermit(
+            self.writes
+                .read()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
         let held = self.lock();
         self.check_lost()?;
         let margin = u64::try_from(self.ttl.as_millis() / 3).unwrap_or(u64::MAX);
-        if now_unix_ms().saturating_add(margin) < held.record.expires_unix_ms {
-            return Ok(());
+        if now_unix_ms().saturating_add(margin) >= held.record.expires_unix_ms {
+            self.renew_locked(held)?;
         }
-        self.renew_locked(held)
+        Ok(permit)
     }
 
     /// Extends the lease by its time to live.
@@ -218,31 +250,54 @@ impl<'s> Lease<'s> {
     }
 
     /// Renews the lease every third of its time to live until `stop` is set, touching
-    /// `heartbeat_dir/heartbeat` after each renewal; returns when the lease is lost.
-    pub fn keep(&self, stop: &AtomicBool, heartbeat_dir: &std::path::Path) {
+    /// `heartbeat_dir/heartbeat` after each renewal; returns when the lease is lost, or
+    /// once it is given up after `terminate` names a signal (checked every 50 ms).
+    pub fn keep(
+        &self,
+        stop: &AtomicBool,
+        terminate: Option<&AtomicUsize>,
+        heartbeat_dir: &std::path::Path,
+    ) -> KeepEnd {
         let step = Duration::from_millis(50);
         let every = self.ttl / 3;
         loop {
             let mut waited = Duration::ZERO;
             while waited < every {
                 if stop.load(Ordering::SeqCst) {
-                    return;
+                    return KeepEnd::Stopped;
+                }
+                let signal = terminate.map_or(0, |t| t.load(Ordering::SeqCst));
+                if signal != 0 {
+                    match self.release() {
+                        Ok(()) => tracing::info!(
+                            "signal {signal}: gave the lease up; the next learner takes over at once"
+                        ),
+                        Err(e) => {
+                            tracing::warn!("signal {signal}: could not give the lease up: {e}")
+                        }
+                    }
+                    return KeepEnd::Terminated(signal);
                 }
                 std::thread::sleep(step);
                 waited += step;
             }
             if let Err(e) = self.renew() {
                 tracing::warn!("{e}");
-                return;
+                return KeepEnd::Lost;
             }
             remote::heartbeat(heartbeat_dir);
         }
     }
 
-    /// Gives the lease up (it expires now), so that the next learner need not wait.
+    /// Gives the lease up (it expires now), so that the next learner need not wait: after
+    /// the writes in flight, and refusing every later one.
     pub fn release(&self) -> Result<(), RunError> {
+        let _no_writes = self
+            .writes
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let held = self.lock();
-        if self.lost.load(Ordering::SeqCst) {
+        if self.lost.swap(true, Ordering::SeqCst) {
             return Ok(());
         }
         let record = LeaseRecord {
@@ -251,7 +306,6 @@ impl<'s> Lease<'s> {
         };
         let bytes = remote::json_bytes(self.store, RunLayout::LEASE, &record)?;
         self.store.put_if(RunLayout::LEASE, &bytes, &held.version)?;
-        self.lost.store(true, Ordering::SeqCst);
         Ok(())
     }
 }

@@ -37,6 +37,7 @@ fn learner_options(dir: &Path, max_new: Option<u32>) -> LearnerOptions {
         max_network_age: None,
         max_games: None,
         lease_ttl: Duration::from_secs(30),
+        terminate: None,
     }
 }
 

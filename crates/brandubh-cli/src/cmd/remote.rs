@@ -2,12 +2,14 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::Context;
 use brandubh_run::config::RunConfig;
 use brandubh_store::{Location, Store};
 use brandubh_train::actor::{self, ActorOptions};
-use brandubh_train::learner::{self, LearnerOptions};
+use brandubh_train::learner::{self, LearnerOptions, Terminate};
 use brandubh_train::run::RunError;
 
 /// The exit status of a learner refused because another holds the run's lease
@@ -57,6 +59,10 @@ pub fn learner(args: &Args, config: Option<&RunConfig>) -> anyhow::Result<ExitCo
         max_network_age: args.max_network_age(),
         max_games: args.max_games(),
         lease_ttl: args.lease_ttl(),
+        terminate: Some(Terminate {
+            signal: watch_signals()?,
+            then: exit_on_signal,
+        }),
     };
     tracing::info!(
         "learner of {location} (cache {}) on {}",
@@ -87,6 +93,49 @@ pub fn learner(args: &Args, config: Option<&RunConfig>) -> anyhow::Result<ExitCo
         log_finished(&location.to_string(), config, &state);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Watches SIGTERM and SIGINT (Ctrl-C): the first sets the number returned (the learner
+/// gives its lease up, then [`exit_on_signal`]); a second ends the process at once.
+fn watch_signals() -> anyhow::Result<Arc<AtomicUsize>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let flag = Arc::new(AtomicUsize::new(0));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+        .context("signal handling")?;
+    let (mut term, mut int) = {
+        let _in = runtime.enter();
+        (
+            signal(SignalKind::terminate()).context("SIGTERM handler")?,
+            signal(SignalKind::interrupt()).context("SIGINT handler")?,
+        )
+    };
+    let seen = Arc::clone(&flag);
+    std::thread::spawn(move || {
+        runtime.block_on(async move {
+            loop {
+                let number: i32 = tokio::select! {
+                    _ = term.recv() => 15,
+                    _ = int.recv() => 2,
+                };
+                if seen.swap(number.unsigned_abs() as usize, Ordering::SeqCst) != 0 {
+                    eprintln!("learner: signal {number} again: stopping now");
+                    std::process::exit(128 + number);
+                }
+            }
+        });
+    });
+    Ok(flag)
+}
+
+/// The learner's end on a signal, its lease given up: status 128 + the signal's number,
+/// as a shell reports a process the signal killed.
+fn exit_on_signal(number: usize) {
+    eprintln!(
+        "learner: stopped by signal {number}; its lease is given up, the iteration under way is redone by the next learner"
+    );
+    std::process::exit(128 + i32::try_from(number).unwrap_or(0));
 }
 
 /// `--role actor`.
