@@ -520,21 +520,34 @@ pub(super) fn kernel_grad(
     cin: usize,
 ) -> Vec<f32> {
     let mut out = vec![0.0f32; cout * cin * 9];
-    for co in 0..cout {
-        for ci in 0..cin {
-            let m =
-                |a: usize, b: usize| f64::from(acc[((a * WINDOW + b) * cin_padded + ci) * cp + co]);
-            // T = Gᵀ M (3×6), then T G (3×3).
-            let mut t = [[0.0f64; WINDOW]; 3];
-            for (k, row) in t.iter_mut().enumerate() {
-                for (b, x) in row.iter_mut().enumerate() {
-                    *x = (0..WINDOW).map(|a| G[a][k] * m(a, b)).sum();
+    // Per input channel, the output channels innermost (each row of `acc` is contiguous in
+    // them): T = Gᵀ M (3×6), then T G (3×3), each sum in the order of its terms.
+    let mut t = vec![0.0f64; 3 * WINDOW * cout];
+    let mut g = vec![0.0f64; cout];
+    for ci in 0..cin {
+        t.fill(0.0);
+        for a in 0..WINDOW {
+            for b in 0..WINDOW {
+                let row = &acc[((a * WINDOW + b) * cin_padded + ci) * cp..][..cout];
+                for k in 0..3 {
+                    let dst = &mut t[(k * WINDOW + b) * cout..][..cout];
+                    for (d, &m) in dst.iter_mut().zip(row) {
+                        *d += G[a][k] * f64::from(m);
+                    }
                 }
             }
-            for k in 0..3 {
-                for l in 0..3 {
-                    let g: f64 = (0..WINDOW).map(|b| t[k][b] * G[b][l]).sum();
-                    out[(co * cin + ci) * 9 + k * 3 + l] = g as f32;
+        }
+        for k in 0..3 {
+            for l in 0..3 {
+                g.fill(0.0);
+                for b in 0..WINDOW {
+                    let src = &t[(k * WINDOW + b) * cout..][..cout];
+                    for (d, &x) in g.iter_mut().zip(src) {
+                        *d += x * G[b][l];
+                    }
+                }
+                for (co, &v) in g.iter().enumerate() {
+                    out[(co * cin + ci) * 9 + k * 3 + l] = v as f32;
                 }
             }
         }
