@@ -15,8 +15,7 @@
 //! for the writes in flight ([`Lease::ensure`]'s permits), marks the lease expired
 //! (compare-and-swap) and refuses every later write.
 
-use std::sync::atomic::AtomicUsize;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, RwLock, RwLockReadGuard};
 use std::time::Duration;
 
@@ -58,7 +57,9 @@ pub struct Lease<'s> {
 /// for it.
 #[must_use = "the write must happen while the permit is held"]
 #[derive(Debug)]
-pub struct WritePermit<'a>(#[allow(dead_code)] RwLockReadGuard<'a, ()>);
+pub struct WritePermit<'a> {
+    _writing: RwLockReadGuard<'a, ()>,
+}
 
 /// How [`Lease::keep`] ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,6 +71,7 @@ pub enum KeepEnd {
     /// `terminate` named this signal, and the lease was given up (or was already lost).
     Terminated(usize),
 }
+
 #[derive(Debug)]
 struct Held {
     record: LeaseRecord,
@@ -184,11 +186,12 @@ impl<'s> Lease<'s> {
     /// than a third of its time to live is left, else by renewing it. The write happens
     /// while the permit returned is held.
     pub fn ensure(&self) -> Result<WritePermit<'_>, RunError> {
-        let permit = WritePermit(
-            self.writes
+        let permit = WritePermit {
+            _writing: self
+                .writes
                 .read()
                 .unwrap_or_else(std::sync::PoisonError::into_inner),
-        );
+        };
         let held = self.lock();
         self.check_lost()?;
         let margin = u64::try_from(self.ttl.as_millis() / 3).unwrap_or(u64::MAX);
