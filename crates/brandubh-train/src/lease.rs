@@ -54,7 +54,8 @@ pub struct Lease<'s> {
 }
 
 /// Leave to write to the store under the lease, until dropped: [`Lease::release`] waits
-/// for it.
+/// for it. Never ask for a second one while holding one: behind a release that waits, the
+/// second would wait for the first.
 #[must_use = "the write must happen while the permit is held"]
 #[derive(Debug)]
 pub struct WritePermit<'a> {
