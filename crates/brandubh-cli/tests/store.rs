@@ -292,11 +292,16 @@ fn read(log: &Path) -> String {
 
 /// Waits for `child` to exit successfully within `limit`.
 fn wait_ok(child: &mut Child, log: &Path, limit: Duration) {
+    let status = wait_exit(child, log, limit);
+    assert!(status.success(), "{} failed:\n{}", log.display(), read(log));
+}
+
+/// Waits for `child` to exit within `limit` (checking every 20 ms); its status.
+fn wait_exit(child: &mut Child, log: &Path, limit: Duration) -> std::process::ExitStatus {
     let t0 = Instant::now();
     loop {
         if let Some(status) = child.try_wait().unwrap() {
-            assert!(status.success(), "{} failed:\n{}", log.display(), read(log));
-            return;
+            return status;
         }
         if t0.elapsed() > limit {
             let _ = child.kill();
@@ -306,7 +311,7 @@ fn wait_ok(child: &mut Child, log: &Path, limit: Duration) {
                 read(log)
             );
         }
-        std::thread::sleep(Duration::from_millis(100));
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
@@ -358,6 +363,8 @@ struct Chaos {
     /// Each actor's environment (its own slow proxy on S3).
     actor_env: Vec<Vec<(String, String)>>,
     config: PathBuf,
+    /// The learners' `--lease-s` ([`LEASE_S`] unless a test says otherwise).
+    lease_s: u64,
 }
 
 impl Chaos {
@@ -380,6 +387,7 @@ impl Chaos {
             env,
             actor_env,
             config,
+            lease_s: LEASE_S,
         }
     }
 
@@ -388,10 +396,6 @@ impl Chaos {
     }
 
     fn learner_args(&self, cache: &str) -> Vec<String> {
-        self.learner_args_leased(cache, LEASE_S)
-    }
-
-    fn learner_args_leased(&self, cache: &str, lease_s: u64) -> Vec<String> {
         let cache = self.tmp.path().join(cache);
         [
             "train",
@@ -407,7 +411,7 @@ impl Chaos {
             "--poll-ms",
             "200",
             "--lease-s",
-            &lease_s.to_string(),
+            &self.lease_s.to_string(),
             // Every chunk found is taken, so that the hostile objects, uploaded after
             // hundreds of the actors' chunks, are looked at (the bound on an iteration's
             // games is tested in brandubh-train's tests/store.rs).
@@ -419,11 +423,7 @@ impl Chaos {
     }
 
     fn learner(&self, log: &str, cache: &str) -> Child {
-        self.learner_leased(log, cache, LEASE_S)
-    }
-
-    fn learner_leased(&self, log: &str, cache: &str, lease_s: u64) -> Child {
-        let args = self.learner_args_leased(cache, lease_s);
+        let args = self.learner_args(cache);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         spawn(&args, &self.env, &self.log(log))
     }
@@ -585,11 +585,11 @@ fn chaos_on_a_directory_one_learner_three_actors_and_everything_done_to_them() {
 /// balanced.
 #[test]
 fn sigterm_gives_the_learners_lease_up_at_once() {
-    const LONG_LEASE_S: u64 = 120;
     let tmp = tempfile::tempdir().unwrap();
     let url = tmp.path().join("store").to_str().unwrap().to_owned();
-    let chaos = Chaos::new(url, Vec::new(), vec![Vec::new()]);
-    let mut learner = chaos.learner_leased("learner-1", "learner-cache", LONG_LEASE_S);
+    let mut chaos = Chaos::new(url, Vec::new(), vec![Vec::new()]);
+    chaos.lease_s = 120;
+    let mut learner = chaos.learner("learner-1", "learner-cache");
     let mut actor = chaos.actor(0, "a1-1");
     wait_for_line(&chaos.log("learner-1"), "iteration 1:", 3 * MINUTE);
     let kill = Command::new("kill")
@@ -598,17 +598,11 @@ fn sigterm_gives_the_learners_lease_up_at_once() {
         .unwrap();
     assert!(kill.success());
     let t0 = Instant::now();
-    let status = loop {
-        if let Some(status) = learner.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            t0.elapsed() < Duration::from_secs(20),
-            "learner-1 still running 20 s after SIGTERM:\n{}",
-            read(&chaos.log("learner-1"))
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = wait_exit(
+        &mut learner,
+        &chaos.log("learner-1"),
+        Duration::from_secs(20),
+    );
     eprintln!(
         "learner-1 ended {} ms after SIGTERM",
         t0.elapsed().as_millis()
@@ -616,30 +610,16 @@ fn sigterm_gives_the_learners_lease_up_at_once() {
     let log = read(&chaos.log("learner-1"));
     assert_eq!(status.code(), Some(143), "{log}");
     assert!(log.contains("signal 15: gave the lease up"), "{log}");
-    let mut learner = chaos.learner_leased("learner-2", "learner-cache", LONG_LEASE_S);
-    let t1 = Instant::now();
-    while !read(&chaos.log("learner-2")).contains("took the lease") {
-        assert!(
-            learner.try_wait().unwrap().is_none() && t1.elapsed() < Duration::from_secs(30),
-            "learner-2 did not take the lease at once:\n{}",
-            read(&chaos.log("learner-2"))
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    // Refused, it would exit 75 at once and never log this.
+    let mut learner = chaos.learner("learner-2", "learner-cache");
+    wait_for_line(
+        &chaos.log("learner-2"),
+        "took the lease",
+        Duration::from_secs(30),
+    );
     wait_ok(&mut learner, &chaos.log("learner-2"), 5 * MINUTE);
     wait_ok(&mut actor, &chaos.log("a1-1"), 2 * MINUTE);
-    let o = chaos.status(true);
-    let text = stdout(&o);
-    assert!(o.status.success(), "{text}{}", stderr(&o));
-    assert!(text.contains("books: balanced"), "{text}");
-    assert!(
-        text.contains("games lost: 0 chunks; trained twice: 0"),
-        "{text}"
-    );
-    assert!(
-        text.contains(&format!("iteration {CHAOS_ITERATIONS}/{CHAOS_ITERATIONS}")),
-        "{text}"
-    );
+    books_balanced(&chaos);
 }
 
 /// The run of a chaos test: actor a1 killed once `kill_a1_when` returns (what it returns
@@ -719,11 +699,9 @@ fn run_chaos(chaos: &Chaos, kill_a1_when: &dyn Fn() -> String, freeze: &dyn Fn()
     in_flight
 }
 
-/// `status --audit` after a chaos run: balanced, nothing lost or trained twice, every
-/// hostile object quarantined with its reason; every upload an actor reported is in the
-/// books; no secret printed.
-fn check_books(chaos: &Chaos, hostile: &[&str; 3]) {
-    let [copied, copy, big] = hostile;
+/// `status --audit` of a finished chaos run: its output, with the books balanced (nothing
+/// lost or trained twice) and every iteration done.
+fn books_balanced(chaos: &Chaos) -> String {
     let o = chaos.status(true);
     let text = stdout(&o);
     eprintln!("{text}");
@@ -733,6 +711,19 @@ fn check_books(chaos: &Chaos, hostile: &[&str; 3]) {
         text.contains("games lost: 0 chunks; trained twice: 0"),
         "{text}"
     );
+    assert!(
+        text.contains(&format!("iteration {CHAOS_ITERATIONS}/{CHAOS_ITERATIONS}")),
+        "{text}"
+    );
+    text
+}
+
+/// `status --audit` after a chaos run: balanced, nothing lost or trained twice, every
+/// hostile object quarantined with its reason; every upload an actor reported is in the
+/// books; no secret printed.
+fn check_books(chaos: &Chaos, hostile: &[&str; 3]) {
+    let [copied, copy, big] = hostile;
+    let text = books_balanced(chaos);
     for needle in [
         "chunks/a1/99999999.brz (4 bytes, iteration".to_owned(),
         "not a chunk key this version writes".to_owned(),
@@ -743,10 +734,6 @@ fn check_books(chaos: &Chaos, hostile: &[&str; 3]) {
     ] {
         assert!(text.contains(&needle), "{needle}: {text}");
     }
-    assert!(
-        text.contains(&format!("iteration {CHAOS_ITERATIONS}/{CHAOS_ITERATIONS}")),
-        "{text}"
-    );
     let store = chaos.store();
     let dir = RunDir::new(chaos.tmp.path().join("check"));
     for i in 0..=CHAOS_ITERATIONS {
