@@ -115,13 +115,13 @@ fn watch_signals() -> anyhow::Result<Arc<AtomicUsize>> {
     std::thread::spawn(move || {
         runtime.block_on(async move {
             loop {
-                let number: i32 = tokio::select! {
+                let number = tokio::select! {
                     _ = term.recv() => 15,
                     _ = int.recv() => 2,
                 };
-                if seen.swap(number.unsigned_abs() as usize, Ordering::SeqCst) != 0 {
+                if seen.swap(number, Ordering::SeqCst) != 0 {
                     eprintln!("learner: signal {number} again: stopping now");
-                    std::process::exit(128 + number);
+                    exit_by_signal(number);
                 }
             }
         });
@@ -129,12 +129,17 @@ fn watch_signals() -> anyhow::Result<Arc<AtomicUsize>> {
     Ok(flag)
 }
 
-/// The learner's end on a signal, its lease given up: status 128 + the signal's number,
-/// as a shell reports a process the signal killed.
+/// The learner's end on a signal, its lease given up.
 fn exit_on_signal(number: usize) {
     eprintln!(
         "learner: stopped by signal {number}; its lease is given up, the iteration under way is redone by the next learner"
     );
+    exit_by_signal(number);
+}
+
+/// Ends the process with status 128 + the signal's number, as a shell reports a process
+/// the signal killed.
+fn exit_by_signal(number: usize) -> ! {
     std::process::exit(128 + i32::try_from(number).unwrap_or(0));
 }
 
