@@ -3,6 +3,7 @@
 # and optimizer: configs/default.toml (C32xN4) and configs/default-c48.toml (C48xN5).
 #
 #     scripts/bench-pytorch.sh [--seconds S] [--rounds R] [--threads 1,2] [--simd avx512,avx2] [--burn]
+#                              [--torch-isa avx2]
 #
 # Creates a Python virtual environment with PyTorch and numpy from PyPI (in
 # target/torch-venv, or $BENCH_TORCH_VENV; PyPI's Linux wheel brings NVIDIA's CUDA libraries
@@ -11,9 +12,26 @@
 # PyTorch (eager, oneDNN) and of the fast step on each SIMD level (and burn's with --burn),
 # for 1 and 2 threads, measured one after the other in alternating order over several
 # rounds, with each round's ratio to PyTorch's 2-thread rate and the CPU's name. Arguments
-# go to scripts/bench_pytorch.py. Not part of the test run.
+# go to scripts/bench_pytorch.py, but --torch-isa avx2: PyTorch limited to AVX2 (its own
+# kernels by ATEN_CPU_CAPABILITY, oneDNN's by ONEDNN_MAX_CPU_ISA), as on a CPU without
+# AVX-512, for the AVX2 kernels' comparison on a CPU that has it. Not part of the test run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+args=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --torch-isa)
+            [ $# -ge 2 ] || { echo "bench-pytorch: --torch-isa needs a value (avx2)" >&2; exit 2; }
+            case "$2" in
+                avx2) export ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 ;;
+                *) echo "bench-pytorch: --torch-isa $2: only avx2 is known" >&2; exit 2 ;;
+            esac
+            shift 2 ;;
+        *) args+=("$1"); shift ;;
+    esac
+done
+set -- "${args[@]+"${args[@]}"}"
 
 venv="${BENCH_TORCH_VENV:-target/torch-venv}"
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import torch, numpy' 2>/dev/null; then

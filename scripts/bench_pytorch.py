@@ -250,8 +250,9 @@ def main():
     args = p.parse_args()
     print(f"CPU: {cpu_name()}")
     print(
-        f"PyTorch {torch.__version__} (CPU, eager, float32; oneDNN {torch.backends.mkldnn.is_available()}), "
-        f"numpy {np.__version__}"
+        f"PyTorch {torch.__version__} (CPU, eager, float32; oneDNN {torch.backends.mkldnn.is_available()}; "
+        f"kernels {torch.backends.cpu.get_cpu_capability()}, oneDNN ISA limit "
+        f"{os.environ.get('ONEDNN_MAX_CPU_ISA', 'none')}), numpy {np.__version__}"
     )
     results = {}
     for config in args.configs:
