@@ -51,8 +51,16 @@ use winograd::WinogradConv;
 const PADDED: usize = 10;
 /// Squares of the zero-bordered board.
 const PADDED_SQUARES: usize = PADDED * PADDED;
-/// Channel counts are padded to a multiple of this (every kernel's column block divides it).
-const CHANNEL_ALIGN: usize = 32;
+/// Channel counts are padded to a multiple of this for kernels with column blocks of
+/// `block` channels: the block divides it, and so does the Winograd input alignment (32 for
+/// the AVX-512 kernels, 16 for AVX2's and the scalar ones, so that 48 channels stay 48 there).
+const fn channel_align(block: usize) -> usize {
+    if block > winograd::INPUT_ALIGN {
+        block
+    } else {
+        winograd::INPUT_ALIGN
+    }
+}
 /// Most positions per unit of parallel work.
 const DEFAULT_CHUNK: usize = 16;
 /// Buffers start on a cache line (in `f32`s: 64 bytes).
@@ -336,7 +344,7 @@ impl Conv1 {
 impl Dense {
     fn new(layer: &FoldedLinear, block: usize) -> Dense {
         let (k, n) = (layer.inputs, layer.outputs);
-        let np = round_up(n, CHANNEL_ALIGN);
+        let np = round_up(n, channel_align(block));
         let mut packed = vec![0.0; k * np];
         // Block by block, row by row: no division per weight (the training step packs its
         // linear layers every step).
@@ -367,7 +375,7 @@ impl Dense {
 
 impl Layers {
     fn new(net: &FoldedNet, block: usize, algorithm: ConvAlgorithm) -> Layers {
-        let cp = round_up(net.config.channels, CHANNEL_ALIGN);
+        let cp = round_up(net.config.channels, channel_align(block));
         Layers {
             cp,
             planes: net.config.planes(),

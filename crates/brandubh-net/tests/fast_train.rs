@@ -38,8 +38,13 @@ fn batch(n: usize, seed: u64, planes: usize, moves_left: bool) -> BatchBuilder {
 /// A small network whose channels the kernels must pad, trained a few steps by burn so that
 /// no weight or statistic is at its initial value.
 fn config(planes: usize, moves_left: bool) -> NetConfig {
+    config_with(12, planes, moves_left)
+}
+
+/// [`config`] with `channels` in the tower.
+fn config_with(channels: usize, planes: usize, moves_left: bool) -> NetConfig {
     NetConfig::new()
-        .with_channels(12)
+        .with_channels(channels)
         .with_blocks(2)
         .with_policy_channels(2)
         .with_value_channels(3)
@@ -140,7 +145,9 @@ fn levels() -> Vec<SimdLevel> {
 
 /// Every parameter's gradient, the losses and the running statistics after a step agree with
 /// burn's autodiff, for every input layout, with and without the moves-left head, on every
-/// kernel variant, on one thread and on two (an uneven split of 21 positions).
+/// kernel variant, on one thread and on two (an uneven split of 21 positions); at 12
+/// channels (padded to 16, or 32 for AVX-512) and, for the last layout, at 40 (padded to 48,
+/// six AVX2 vectors, or 64 for AVX-512).
 #[test]
 #[allow(
     clippy::too_many_lines,
@@ -148,9 +155,15 @@ fn levels() -> Vec<SimdLevel> {
 )]
 fn gradients_equal_burns() {
     let _rng = burn_rng();
-    for (i, planes) in brandubh_net::encoding::LAYOUTS.into_iter().enumerate() {
+    let layouts = brandubh_net::encoding::LAYOUTS;
+    let cases = layouts
+        .into_iter()
+        .enumerate()
+        .map(|(i, planes)| (12, i, planes))
+        .chain(layouts.last().map(|&planes| (40, layouts.len(), planes)));
+    for (channels, i, planes) in cases {
         for moves_left in [false, true] {
-            let config = config(planes, moves_left);
+            let config = config_with(channels, planes, moves_left);
             let trainer = burn_trainer(
                 &config,
                 OptimizerConfig {
@@ -169,7 +182,7 @@ fn gradients_equal_burns() {
             for level in levels() {
                 for threads in [1, 2] {
                     let name = format!(
-                        "{planes} planes, moves-left {moves_left}, {level:?}, {threads} threads"
+                        "{channels} channels, {planes} planes, moves-left {moves_left}, {level:?}, {threads} threads"
                     );
                     let engine = Engine::new(
                         Trainer::new(copy(trainer.model()), *trainer.config()),
@@ -227,7 +240,7 @@ fn gradients_equal_burns() {
                 }
             }
             eprintln!(
-                "{planes} planes, moves-left {moves_left}: worst relative gradient difference {worst:e}"
+                "{channels} channels, {planes} planes, moves-left {moves_left}: worst relative gradient difference {worst:e}"
             );
         }
     }

@@ -30,7 +30,7 @@ use pulp::Arch;
 use rayon::prelude::*;
 
 use super::winograd::{self, INPUT_ALIGN, WinogradConv};
-use super::{ArchDebug, CHANNEL_ALIGN, Dense, Lanes, SimdLevel, block_width, round_up};
+use super::{ArchDebug, Dense, Lanes, SimdLevel, block_width, channel_align, round_up};
 use crate::encoding::{PLANE_SIZE, POLICY_SIZE};
 use crate::folded::{FLUSH_BELOW, FoldedConv, FoldedLinear};
 use crate::model::NetConfig;
@@ -317,7 +317,7 @@ impl FastTrainer {
     /// The weights of this step packed for the kernels.
     fn prepare(&self) -> Prepared {
         let block = block_width(self.arch.0.dispatch(Lanes));
-        let cp = round_up(self.config.channels, CHANNEL_ALIGN);
+        let cp = round_up(self.config.channels, channel_align(block));
         let planes = self.config.planes();
         let cs = round_up(planes, INPUT_ALIGN);
         let convs: Vec<ConvBnAt> = self.layout.convs();

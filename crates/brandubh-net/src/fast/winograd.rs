@@ -33,7 +33,7 @@ const WINDOW: usize = 6;
 const BOARD: usize = 7;
 /// Input channels of a Winograd convolution are padded to a multiple of this (every vector
 /// width the kernels use divides it; the output channels are padded further, to
-/// `super::CHANNEL_ALIGN`).
+/// `super::channel_align`).
 pub(super) const INPUT_ALIGN: usize = 16;
 
 /// `G`: a 3-tap kernel row to its 6 Winograd points.
@@ -60,7 +60,7 @@ pub(super) struct WinogradConv {
 
 impl WinogradConv {
     /// From `[cout][cin][3][3]`; `cin_padded` is a multiple of [`INPUT_ALIGN`], `cp` of
-    /// `super::CHANNEL_ALIGN`.
+    /// `super::channel_align`.
     pub(super) fn new(
         layer: &FoldedConv,
         cin_padded: usize,

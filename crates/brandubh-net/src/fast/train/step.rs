@@ -175,7 +175,7 @@ impl Worker {
             for (buf, len) in [
                 (&mut b.z, n * k),
                 (&mut b.f, n * k),
-                (&mut b.df, n * round(k)),
+                (&mut b.df, n * h.fc1_t.np),
             ] {
                 if buf.len() < len {
                     zeroed(buf, len);
@@ -195,11 +195,6 @@ impl Worker {
         self.losses = [0.0; 3];
         self.bn.clear();
     }
-}
-
-/// `k` rounded up to the column block of every kernel.
-fn round(k: usize) -> usize {
-    super::super::round_up(k, super::super::CHANNEL_ALIGN)
 }
 
 /// Resizes `v` to `len` zeros.
