@@ -66,7 +66,7 @@ const DEFAULT_CHUNK: usize = 16;
 /// Buffers start on a cache line (in `f32`s: 64 bytes).
 const LINE: usize = 16;
 
-fn round_up(n: usize, to: usize) -> usize {
+const fn round_up(n: usize, to: usize) -> usize {
     n.div_ceil(to) * to
 }
 
@@ -401,19 +401,22 @@ impl Layers {
 }
 
 /// Rows (output squares or positions) and column vectors of the register tile that the
-/// kernels use with `lanes`-wide vectors. AVX2 has 16 vector registers: 5 × 2
-/// accumulators leave room for the weights and a broadcast (6 × 2 spilled one).
-const fn tile_shape(lanes: usize) -> (usize, usize) {
+/// kernels use with `lanes`-wide vectors for a tower of `channels` (or its padded count).
+/// AVX2 has 16 vector registers: 5 × 2 accumulators leave room for the weights and a
+/// broadcast (6 × 2 spilled one). AVX-512 has 32: 8 × 2, or 8 × 3 where three vectors fit
+/// the channels better than two (48 channels stay 48 rather than 64).
+const fn tile_shape(lanes: usize, channels: usize) -> (usize, usize) {
     match lanes {
+        16 if round_up(channels, 48) < round_up(channels, 32) => (8, 3),
         16 => (8, 2),
         8 => (5, 2),
         _ => (4, 4),
     }
 }
 
-/// Channels of a column block with `lanes`-wide vectors.
-const fn block_width(lanes: usize) -> usize {
-    tile_shape(lanes).1 * lanes
+/// Channels of a column block with `lanes`-wide vectors for a tower of `channels`.
+const fn block_width(lanes: usize, channels: usize) -> usize {
+    tile_shape(lanes, channels).1 * lanes
 }
 
 /// The vector width of `arch`.
@@ -445,7 +448,7 @@ impl FastNet {
 
     fn build(folded: Arc<FoldedNet>, level: SimdLevel, algorithm: ConvAlgorithm) -> FastNet {
         let arch = level.arch().unwrap_or(Arch::Scalar);
-        let block = block_width(arch.dispatch(Lanes));
+        let block = block_width(arch.dispatch(Lanes), folded.config.channels);
         let layers = Layers::new(&folded, block, algorithm);
         FastNet {
             config: folded.config.clone(),
@@ -687,9 +690,10 @@ impl WithSimd for ChunkOp<'_> {
     #[inline(always)]
     fn with_simd<S: Simd>(self, simd: S) -> Self::Output {
         // One arm per `tile_shape`.
-        match S::F32_LANES {
-            16 => chunk_forward::<S, 8, 2>(simd, self),
-            8 => chunk_forward::<S, 5, 2>(simd, self),
+        match tile_shape(S::F32_LANES, self.net.cp) {
+            (8, 3) => chunk_forward::<S, 8, 3>(simd, self),
+            (8, _) => chunk_forward::<S, 8, 2>(simd, self),
+            (5, _) => chunk_forward::<S, 5, 2>(simd, self),
             _ => chunk_forward::<S, 4, 4>(simd, self),
         }
     }
@@ -697,7 +701,7 @@ impl WithSimd for ChunkOp<'_> {
 
 #[inline(always)]
 fn chunk_forward<S: Simd, const MR: usize, const NV: usize>(simd: S, op: ChunkOp<'_>) {
-    debug_assert_eq!((MR, NV), tile_shape(S::F32_LANES));
+    debug_assert_eq!((MR, NV), tile_shape(S::F32_LANES, op.net.cp));
     let ChunkOp {
         net,
         inputs,
@@ -1154,9 +1158,10 @@ mod tests {
     }
 
     /// Wider networks take the other paths of the Winograd transforms (channel vectors per
-    /// square other than 2, 4 and 8, i.e. no constant, and fewer positions through the tower
-    /// at a time) and of the direct convolution's column blocks: 40 channels (padded to 64)
-    /// and 96, every variant against burn.
+    /// square with no constant: 12 on AVX2 at 96 channels, every count on the scalar
+    /// kernels; fewer positions through the tower at a time), the AVX-512 kernels' 8 × 3
+    /// tile and the direct convolution's column blocks: 40 channels (padded to 48) and 96,
+    /// every variant against burn.
     #[test]
     fn wider_networks_give_burns_outputs() {
         let device = Device::flex();

@@ -316,7 +316,7 @@ impl FastTrainer {
 
     /// The weights of this step packed for the kernels.
     fn prepare(&self) -> Prepared {
-        let block = block_width(self.arch.0.dispatch(Lanes));
+        let block = block_width(self.arch.0.dispatch(Lanes), self.config.channels);
         let cp = round_up(self.config.channels, channel_align(block));
         let planes = self.config.planes();
         let cs = round_up(planes, INPUT_ALIGN);

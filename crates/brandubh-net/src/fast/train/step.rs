@@ -227,9 +227,10 @@ impl WithSimd for Task<'_> {
 
     #[inline(always)]
     fn with_simd<S: Simd>(self, simd: S) {
-        match S::F32_LANES {
-            16 => run::<S, 8, 2>(simd, self),
-            8 => run::<S, 5, 2>(simd, self),
+        match super::super::tile_shape(S::F32_LANES, self.prep.cp) {
+            (8, 3) => run::<S, 8, 3>(simd, self),
+            (8, _) => run::<S, 8, 2>(simd, self),
+            (5, _) => run::<S, 5, 2>(simd, self),
             _ => run::<S, 4, 4>(simd, self),
         }
     }
