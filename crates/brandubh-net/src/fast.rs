@@ -52,8 +52,8 @@ const PADDED: usize = 10;
 /// Squares of the zero-bordered board.
 const PADDED_SQUARES: usize = PADDED * PADDED;
 /// Channel counts are padded to a multiple of this for kernels with column blocks of
-/// `block` channels: the block divides it, and so does the Winograd input alignment (32 for
-/// the AVX-512 kernels, 16 for AVX2's and the scalar ones, so that 48 channels stay 48 there).
+/// `block` channels: the block divides it, and so does the Winograd input alignment (32 or
+/// 48 for the AVX-512 kernels, see [`tile_shape`]; 16 for AVX2's and the scalar ones).
 const fn channel_align(block: usize) -> usize {
     if block > winograd::INPUT_ALIGN {
         block

@@ -146,8 +146,8 @@ fn levels() -> Vec<SimdLevel> {
 /// Every parameter's gradient, the losses and the running statistics after a step agree with
 /// burn's autodiff, for every input layout, with and without the moves-left head, on every
 /// kernel variant, on one thread and on two (an uneven split of 21 positions); at 12
-/// channels (padded to 16, or 32 for AVX-512) and, for the last layout, at 40 (padded to 48,
-/// six AVX2 vectors, or 64 for AVX-512).
+/// channels (padded to 16, or 32 for AVX-512) and, for the last layout, at 40 (padded to 48:
+/// six AVX2 vectors, or the AVX-512 kernels' 8 × 3 tile).
 #[test]
 #[allow(
     clippy::too_many_lines,
