@@ -414,6 +414,35 @@ const fn tile_shape(lanes: usize, channels: usize) -> (usize, usize) {
     }
 }
 
+/// Work that runs with a register tile as constants (see [`with_tile`]).
+trait WithTile {
+    type Output;
+    /// The work, on `MR` × `NV` tiles.
+    fn run<S: Simd, const MR: usize, const NV: usize>(self, simd: S) -> Self::Output;
+}
+
+/// Runs `op` with [`tile_shape`]`(S::F32_LANES, channels)` as constants. The branches on
+/// the vector width are constants, so each instruction set compiles only the tiles it can
+/// pick (every tile for every one had made this crate's build several times longer).
+#[inline(always)]
+fn with_tile<S: Simd, T: WithTile>(simd: S, channels: usize, op: T) -> T::Output {
+    let shape = tile_shape(S::F32_LANES, channels);
+    if const { S::F32_LANES == 16 } {
+        if shape == (8, 3) {
+            op.run::<S, 8, 3>(simd)
+        } else {
+            debug_assert_eq!(shape, (8, 2));
+            op.run::<S, 8, 2>(simd)
+        }
+    } else if const { S::F32_LANES == 8 } {
+        debug_assert_eq!(shape, (5, 2));
+        op.run::<S, 5, 2>(simd)
+    } else {
+        debug_assert_eq!(shape, (4, 4));
+        op.run::<S, 4, 4>(simd)
+    }
+}
+
 /// Channels of a column block with `lanes`-wide vectors for a tower of `channels`.
 const fn block_width(lanes: usize, channels: usize) -> usize {
     tile_shape(lanes, channels).1 * lanes
@@ -689,19 +718,21 @@ impl WithSimd for ChunkOp<'_> {
 
     #[inline(always)]
     fn with_simd<S: Simd>(self, simd: S) -> Self::Output {
-        // One arm per `tile_shape`.
-        match tile_shape(S::F32_LANES, self.net.cp) {
-            (8, 3) => chunk_forward::<S, 8, 3>(simd, self),
-            (8, _) => chunk_forward::<S, 8, 2>(simd, self),
-            (5, _) => chunk_forward::<S, 5, 2>(simd, self),
-            _ => chunk_forward::<S, 4, 4>(simd, self),
-        }
+        with_tile(simd, self.net.cp, self)
+    }
+}
+
+impl WithTile for ChunkOp<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<S: Simd, const MR: usize, const NV: usize>(self, simd: S) {
+        chunk_forward::<S, MR, NV>(simd, self);
     }
 }
 
 #[inline(always)]
 fn chunk_forward<S: Simd, const MR: usize, const NV: usize>(simd: S, op: ChunkOp<'_>) {
-    debug_assert_eq!((MR, NV), tile_shape(S::F32_LANES, op.net.cp));
     let ChunkOp {
         net,
         inputs,

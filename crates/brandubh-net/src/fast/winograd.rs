@@ -19,7 +19,7 @@
 use pulp::Simd;
 
 use super::{Aligned, Dense, PADDED, PADDED_SQUARES, Rows, dense};
-use crate::folded::{FoldedConv, FoldedLinear};
+use crate::folded::FoldedConv;
 
 /// Winograd points of a tile: its transformed 6×6 window.
 pub(super) const POINTS: usize = 36;
@@ -60,7 +60,9 @@ pub(super) struct WinogradConv {
 
 impl WinogradConv {
     /// From `[cout][cin][3][3]`; `cin_padded` is a multiple of [`INPUT_ALIGN`], `cp` of
-    /// `super::channel_align`.
+    /// `super::channel_align`. The training step transforms its weights every step: one input
+    /// channel at a time, all output channels side by side (each sum in `f64`, in the order of
+    /// its terms), written straight into the packed layout of [`Dense`].
     pub(super) fn new(
         layer: &FoldedConv,
         cin_padded: usize,
@@ -69,37 +71,62 @@ impl WinogradConv {
     ) -> WinogradConv {
         debug_assert_eq!(layer.kernel, 3);
         debug_assert_eq!(cin_padded % INPUT_ALIGN, 0);
+        debug_assert_eq!(cp % block, 0);
         let (cout, cin) = (layer.cout, layer.cin);
-        // u[p][ci][co], as a linear layer's `[inputs][outputs]` weights.
-        let mut u = vec![vec![0.0f32; cin_padded * cp]; POINTS];
-        for co in 0..cout {
-            for ci in 0..cin {
+        // Point p's weights as a `Dense` layer `[cin_padded] → [cp]`: column block by column
+        // block, each `[cin_padded][block]`.
+        let mut points: Vec<Aligned> = (0..POINTS)
+            .map(|_| Aligned::zeros(cin_padded * cp))
+            .collect();
+        // taps[k][j][co] = g[co][ci][k][j]; gg[a][j][co] = (G g)[a][j]; u[co] = (G g Gᵀ)[a][b].
+        let mut taps = vec![0.0f64; 9 * cout];
+        let mut gg = vec![0.0f64; WINDOW * 3 * cout];
+        let mut u = vec![0.0f64; cout];
+        for ci in 0..cin {
+            for co in 0..cout {
                 let g = &layer.weight[(co * cin + ci) * 9..][..9];
-                // G g (6×3), then (G g) Gᵀ (6×6).
-                let mut gg = [[0.0f64; 3]; WINDOW];
-                for (a, row) in gg.iter_mut().enumerate() {
-                    for (j, v) in row.iter_mut().enumerate() {
-                        *v = (0..3).map(|k| G[a][k] * f64::from(g[k * 3 + j])).sum();
+                for (tap, &w) in g.iter().enumerate() {
+                    taps[tap * cout + co] = f64::from(w);
+                }
+            }
+            for (a, g_row) in G.iter().enumerate() {
+                for j in 0..3 {
+                    let dst = &mut gg[(a * 3 + j) * cout..][..cout];
+                    let (t0, t1, t2) = (
+                        &taps[j * cout..][..cout],
+                        &taps[(3 + j) * cout..][..cout],
+                        &taps[(6 + j) * cout..][..cout],
+                    );
+                    for (co, d) in dst.iter_mut().enumerate() {
+                        *d = g_row[0] * t0[co] + g_row[1] * t1[co] + g_row[2] * t2[co];
                     }
                 }
-                for a in 0..WINDOW {
-                    for b in 0..WINDOW {
-                        let v: f64 = (0..3).map(|k| gg[a][k] * G[b][k]).sum();
-                        u[a * WINDOW + b][ci * cp + co] = v as f32;
+            }
+            for a in 0..WINDOW {
+                let row = |j: usize| &gg[(a * 3 + j) * cout..][..cout];
+                let (r0, r1, r2) = (row(0), row(1), row(2));
+                for (b, g_col) in G.iter().enumerate() {
+                    for (co, d) in u.iter_mut().enumerate() {
+                        *d = r0[co] * g_col[0] + r1[co] * g_col[1] + r2[co] * g_col[2];
+                    }
+                    let dst = points[a * WINDOW + b].get_mut();
+                    for (jb, part) in u.chunks(block).enumerate() {
+                        let out = &mut dst[(jb * cin_padded + ci) * block..][..part.len()];
+                        for (o, &x) in out.iter_mut().zip(part) {
+                            *o = x as f32;
+                        }
                     }
                 }
             }
         }
-        let points = u
+        let points = points
             .into_iter()
-            .map(|weight| {
-                let linear = FoldedLinear {
-                    inputs: cin_padded,
-                    outputs: cp,
-                    weight,
-                    bias: vec![0.0; cp],
-                };
-                Dense::new(&linear, block)
+            .map(|w| Dense {
+                k: cin_padded,
+                n: cp,
+                np: cp,
+                w,
+                b: Aligned::zeros(cp),
             })
             .collect();
         let mut bias = vec![0.0; cp];
@@ -207,20 +234,22 @@ pub(super) fn conv_out<S: Simd, const MR: usize, const NV: usize>(
 
 /// Runs `$call` with `$cv` a constant: the channel vectors per square `$vectors` where it is
 /// one of the common counts listed, so that the transforms' index arithmetic folds into the
-/// addressing (a third less time), else 0 (the transform computes it at run time).
+/// addressing (a third less time), else 0 (the transform computes it at run time). Only the
+/// counts that `$simd`'s vector width can meet are compiled for it (channels come in
+/// multiples of [`INPUT_ALIGN`]): the branches on them are constants.
 macro_rules! with_vectors {
-    ($vectors:expr, [$($k:literal),*], $cv:ident => $call:block) => {
-        match $vectors {
-            $($k => {
+    ($simd:ident, $vectors:expr, [$($k:literal),*], $cv:ident => $call:block) => {{
+        let vectors = $vectors;
+        $(
+            if const { ($k * $simd::F32_LANES).is_multiple_of(INPUT_ALIGN) } && vectors == $k {
                 const $cv: usize = $k;
                 $call
-            })*
-            _ => {
-                const $cv: usize = 0;
-                $call
+                return;
             }
-        }
-    };
+        )*
+        const $cv: usize = 0;
+        $call
+    }};
 }
 
 /// [`output_transform`]'s modes, as constants so that each is a loop of its own: what
@@ -239,7 +268,7 @@ fn outputs<S: Simd, const MODE: u8>(
     dst: &mut [f32],
     relu: (&[S::f32s], bool),
 ) {
-    with_vectors!(cp / S::F32_LANES, [2, 4, 8], CV => {
+    with_vectors!(S, cp / S::F32_LANES, [2, 3, 4], CV => {
         output_transform::<S, CV, MODE>(simd, m, cp, n, dst, relu);
     });
 }
@@ -249,7 +278,7 @@ fn outputs<S: Simd, const MODE: u8>(
 /// weight gradient ([`weight_grad`]) reads too.
 #[inline(always)]
 pub(super) fn transform_inputs<S: Simd>(simd: S, src: &[f32], cin: usize, n: usize, v: &mut [f32]) {
-    with_vectors!(cin / S::F32_LANES, [1, 2, 4, 8], CV => {
+    with_vectors!(S, cin / S::F32_LANES, [1, 2, 3, 4], CV => {
         input_transform::<S, CV>(simd, src, cin, n, v);
     });
 }
@@ -433,7 +462,7 @@ fn a6<S: Simd>(simd: S, d: [S::f32s; OUT]) -> [S::f32s; WINDOW] {
 /// (`[n][PADDED²][cp]`, zero outside the board): the other factor of [`weight_grad`].
 #[inline(always)]
 pub(super) fn transform_grads<S: Simd>(simd: S, src: &[f32], cp: usize, n: usize, y: &mut [f32]) {
-    with_vectors!(cp / S::F32_LANES, [1, 2, 4, 8], CV => {
+    with_vectors!(S, cp / S::F32_LANES, [1, 2, 3, 4], CV => {
         grads_transform::<S, CV>(simd, src, cp, n, y);
     });
 }

@@ -227,12 +227,17 @@ impl WithSimd for Task<'_> {
 
     #[inline(always)]
     fn with_simd<S: Simd>(self, simd: S) {
-        match super::super::tile_shape(S::F32_LANES, self.prep.cp) {
-            (8, 3) => run::<S, 8, 3>(simd, self),
-            (8, _) => run::<S, 8, 2>(simd, self),
-            (5, _) => run::<S, 5, 2>(simd, self),
-            _ => run::<S, 4, 4>(simd, self),
-        }
+        let cp = self.prep.cp;
+        super::super::with_tile(simd, cp, self);
+    }
+}
+
+impl super::super::WithTile for Task<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<S: Simd, const MR: usize, const NV: usize>(self, simd: S) {
+        run::<S, MR, NV>(simd, self);
     }
 }
 
