@@ -53,6 +53,22 @@ pub(super) fn tn<S: Simd, const MR: usize, const NV: usize>(simd: S, t: Tn<'_>, 
     }
 }
 
+/// [`tn`] with a row tile that the registers of the kernels whose [`super::tile_shape`]
+/// has `MR` rows hold: 8 on AVX-512, else 4 (AVX2's 6 × 2 measured no better than 4 × 2 on
+/// the Xeon model 207, within this virtual machine's noise).
+#[inline(always)]
+pub(super) fn tn_for<S: Simd, const MR: usize, const NV: usize>(
+    simd: S,
+    t: Tn<'_>,
+    out: &mut [f32],
+) {
+    if MR == 8 {
+        tn::<S, 8, NV>(simd, t, out);
+    } else {
+        tn::<S, 4, NV>(simd, t, out);
+    }
+}
+
 /// Rows `i0..i0 + R`, columns `cb..cb + block` of [`tn`].
 #[inline(always)]
 fn tn_tile<S: Simd, const R: usize, const NV: usize>(

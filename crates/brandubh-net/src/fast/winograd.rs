@@ -523,7 +523,7 @@ pub(super) fn weight_grad<S: Simd, const MR: usize, const NV: usize>(
     acc: &mut [f32],
 ) {
     for p in 0..POINTS {
-        super::grad::tn::<S, MR, NV>(
+        super::grad::tn_for::<S, MR, NV>(
             simd,
             super::grad::Tn {
                 a: &v[p * cin..],

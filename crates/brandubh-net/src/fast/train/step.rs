@@ -624,7 +624,7 @@ fn fc_backward<S: Simd, const MR: usize, const NV: usize>(
     }
     // `dh` is now the gradient of the first layer's outputs (the policy logits').
     let k = fc1.k;
-    tn_any::<S, MR, NV>(
+    grad::tn_for::<S, MR, NV>(
         simd,
         Tn {
             a: &hb.f,
@@ -655,16 +655,6 @@ fn fc_backward<S: Simd, const MR: usize, const NV: usize>(
         },
         false,
     );
-}
-
-/// [`grad::tn`] with a row tile the target's registers hold.
-#[inline(always)]
-fn tn_any<S: Simd, const MR: usize, const NV: usize>(simd: S, t: Tn<'_>, out: &mut [f32]) {
-    if MR == 8 {
-        grad::tn::<S, 8, NV>(simd, t, out);
-    } else {
-        grad::tn::<S, 4, NV>(simd, t, out);
-    }
 }
 
 /// The backward pass of a head's convolution: batch norm's input gradient from `coef`, the
@@ -795,11 +785,7 @@ fn conv_backward<S: Simd, const MR: usize, const NV: usize>(
         winograd::transform_inputs(simd, &src[part(cin)], cin, m, v);
         let y = w.wy.at_least(rows * winograd::POINTS * cp);
         winograd::transform_grads(simd, &dz[part(cp)], cp, m, y);
-        if MR == 8 {
-            winograd::weight_grad::<S, 8, NV>(simd, v, y, rows, cin, cp, acc);
-        } else {
-            winograd::weight_grad::<S, 4, NV>(simd, v, y, rows, cin, cp, acc);
-        }
+        winograd::weight_grad::<S, MR, NV>(simd, v, y, rows, cin, cp, acc);
         if let Some(back) = &prep.back[l] {
             let work = Work {
                 v: w.wv.at_least(back.input_len(m)),
