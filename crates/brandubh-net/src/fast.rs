@@ -343,32 +343,35 @@ impl Conv1 {
 
 impl Dense {
     fn new(layer: &FoldedLinear, block: usize) -> Dense {
-        let (k, n) = (layer.inputs, layer.outputs);
-        let np = round_up(n, channel_align(block));
-        let mut packed = vec![0.0; k * np];
-        // Block by block, row by row: no division per weight (the training step packs its
-        // linear layers every step).
-        for (jb, dst) in packed.chunks_exact_mut(k * block).enumerate() {
-            let (j0, j1) = (jb * block, ((jb + 1) * block).min(n));
-            if j0 >= n {
-                break;
-            }
-            for (row, out) in layer
-                .weight
-                .chunks_exact(n)
-                .zip(dst.chunks_exact_mut(block))
-            {
-                out[..j1 - j0].copy_from_slice(&row[j0..j1]);
-            }
+        let n = layer.outputs;
+        let mut dense = Dense::zeros(layer.inputs, n, block);
+        for (i, row) in layer.weight.chunks_exact(n).enumerate() {
+            dense.set_row(i, row, block);
         }
-        let mut b = vec![0.0; np];
-        b[..n].copy_from_slice(&layer.bias);
+        dense.b.get_mut()[..n].copy_from_slice(&layer.bias);
+        dense
+    }
+
+    /// A layer `[k] → [n]` of zero weights and bias, packed for column blocks of `block`.
+    fn zeros(k: usize, n: usize, block: usize) -> Dense {
+        let np = round_up(n, channel_align(block));
         Dense {
             k,
             n,
             np,
-            w: Aligned::from_slice(&packed),
-            b: Aligned::from_slice(&b),
+            w: Aligned::zeros(k * np),
+            b: Aligned::zeros(np),
+        }
+    }
+
+    /// Input `i`'s weights to the first `row.len()` outputs: the packed weights are column
+    /// block by column block, each `[k][block]` (no division per weight: the training step
+    /// packs its layers every step).
+    fn set_row(&mut self, i: usize, row: &[f32], block: usize) {
+        let k = self.k;
+        let w = self.w.get_mut();
+        for (jb, part) in row.chunks(block).enumerate() {
+            w[(jb * k + i) * block..][..part.len()].copy_from_slice(part);
         }
     }
 }
@@ -426,20 +429,21 @@ trait WithTile {
 /// pick (every tile for every one had made this crate's build several times longer).
 #[inline(always)]
 fn with_tile<S: Simd, T: WithTile>(simd: S, channels: usize, op: T) -> T::Output {
-    let shape = tile_shape(S::F32_LANES, channels);
+    // Every shape `tile_shape` gives: AVX-512's two, AVX2's, and the other widths'.
+    const WIDE: (usize, usize) = tile_shape(16, 48);
+    const AVX512: (usize, usize) = tile_shape(16, 32);
+    const AVX2: (usize, usize) = tile_shape(8, 32);
+    const OTHER: (usize, usize) = tile_shape(1, 32);
     if const { S::F32_LANES == 16 } {
-        if shape == (8, 3) {
-            op.run::<S, 8, 3>(simd)
+        if tile_shape(16, channels) == WIDE {
+            op.run::<S, { WIDE.0 }, { WIDE.1 }>(simd)
         } else {
-            debug_assert_eq!(shape, (8, 2));
-            op.run::<S, 8, 2>(simd)
+            op.run::<S, { AVX512.0 }, { AVX512.1 }>(simd)
         }
     } else if const { S::F32_LANES == 8 } {
-        debug_assert_eq!(shape, (5, 2));
-        op.run::<S, 5, 2>(simd)
+        op.run::<S, { AVX2.0 }, { AVX2.1 }>(simd)
     } else {
-        debug_assert_eq!(shape, (4, 4));
-        op.run::<S, 4, 4>(simd)
+        op.run::<S, { OTHER.0 }, { OTHER.1 }>(simd)
     }
 }
 

@@ -73,15 +73,14 @@ impl WinogradConv {
         debug_assert_eq!(cin_padded % INPUT_ALIGN, 0);
         debug_assert_eq!(cp % block, 0);
         let (cout, cin) = (layer.cout, layer.cin);
-        // Point p's weights as a `Dense` layer `[cin_padded] → [cp]`: column block by column
-        // block, each `[cin_padded][block]`.
-        let mut points: Vec<Aligned> = (0..POINTS)
-            .map(|_| Aligned::zeros(cin_padded * cp))
+        // Point p's weights as a `Dense` layer `[cin_padded] → [cp]`.
+        let mut points: Vec<Dense> = (0..POINTS)
+            .map(|_| Dense::zeros(cin_padded, cp, block))
             .collect();
         // taps[k][j][co] = g[co][ci][k][j]; gg[a][j][co] = (G g)[a][j]; u[co] = (G g Gᵀ)[a][b].
         let mut taps = vec![0.0f64; 9 * cout];
         let mut gg = vec![0.0f64; WINDOW * 3 * cout];
-        let mut u = vec![0.0f64; cout];
+        let mut u = vec![0.0f32; cout];
         for ci in 0..cin {
             for co in 0..cout {
                 let g = &layer.weight[(co * cin + ci) * 9..][..9];
@@ -107,28 +106,12 @@ impl WinogradConv {
                 let (r0, r1, r2) = (row(0), row(1), row(2));
                 for (b, g_col) in G.iter().enumerate() {
                     for (co, d) in u.iter_mut().enumerate() {
-                        *d = r0[co] * g_col[0] + r1[co] * g_col[1] + r2[co] * g_col[2];
+                        *d = (r0[co] * g_col[0] + r1[co] * g_col[1] + r2[co] * g_col[2]) as f32;
                     }
-                    let dst = points[a * WINDOW + b].get_mut();
-                    for (jb, part) in u.chunks(block).enumerate() {
-                        let out = &mut dst[(jb * cin_padded + ci) * block..][..part.len()];
-                        for (o, &x) in out.iter_mut().zip(part) {
-                            *o = x as f32;
-                        }
-                    }
+                    points[a * WINDOW + b].set_row(ci, &u, block);
                 }
             }
         }
-        let points = points
-            .into_iter()
-            .map(|w| Dense {
-                k: cin_padded,
-                n: cp,
-                np: cp,
-                w,
-                b: Aligned::zeros(cp),
-            })
-            .collect();
         let mut bias = vec![0.0; cp];
         bias[..cout].copy_from_slice(&layer.bias);
         WinogradConv {
