@@ -353,56 +353,89 @@ fn bn_backward_coefs(
 }
 
 /// The forward pass of the stem and the tower, keeping every convolution's raw output
-/// (`z`) and every activation (`y`).
+/// (`z`) and every activation (`y`). A layer's batch norm and ReLU wait for the whole
+/// batch's statistics; they are then applied a chunk of positions at a time inside the next
+/// convolution's loop, just before that convolution reads the chunk (the top layer's at
+/// the end).
 #[inline(always)]
 fn tower_forward<S: Simd, const MR: usize, const NV: usize>(ctx: &mut Ctx<'_, S>, w: &mut Worker) {
     let (simd, prep, n, cp) = (ctx.simd, ctx.prep, ctx.n, ctx.prep.cp);
-    for l in 0..prep.convs.len() {
+    let nconv = prep.convs.len();
+    let step = tower_positions(cp);
+    // The scale and shift of the layer below, to apply chunk by chunk.
+    let mut below: Option<(Vec<f32>, Vec<f32>)> = None;
+    for l in 0..nconv {
         let conv = &prep.convs[l];
         let mut sums = vec![0.0f64; 3 * cp];
-        {
+        let cin = conv.cin();
+        for first in (0..n).step_by(step) {
+            let m = step.min(n - first);
+            let part = |c: usize| first * PADDED_SQUARES * c..(first + m) * PADDED_SQUARES * c;
+            if let Some((scale, shift)) = &below {
+                activate(simd, w, l - 1, part(cp), scale, shift, cp);
+            }
             let src = if l == 0 { w.x.get() } else { w.y[l - 1].get() };
             let z = w.z[l].get_mut();
-            let step = tower_positions(cp);
-            let (cin, wv, wm) = (conv.cin(), &mut w.wv, &mut w.wm);
-            for first in (0..n).step_by(step) {
-                let m = step.min(n - first);
-                let part = |c: usize| first * PADDED_SQUARES * c..(first + m) * PADDED_SQUARES * c;
-                let work = Work {
-                    v: wv.at_least(conv.input_len(m)),
-                    m: wm.at_least(conv.output_len(m)),
-                };
-                winograd::conv_out::<S, MR, NV>(
-                    simd,
-                    conv,
-                    &src[part(cin)],
-                    &mut z[part(cp)],
-                    m,
-                    work,
-                    Out::Store,
-                );
-                grad::stats(simd, &z[part(cp)], cp, m, &mut sums);
-            }
+            let work = Work {
+                v: w.wv.at_least(conv.input_len(m)),
+                m: w.wm.at_least(conv.output_len(m)),
+            };
+            winograd::conv_out::<S, MR, NV>(
+                simd,
+                conv,
+                &src[part(cin)],
+                &mut z[part(cp)],
+                m,
+                work,
+                Out::Store,
+            );
+            grad::stats(simd, &z[part(cp)], cp, m, &mut sums);
         }
         let sums = ctx.reduce(sums);
         let (gamma, beta) = &prep.bn[l];
         let (out, scale, shift) = bn_forward_coefs(ctx.count, &sums, gamma, beta, prep.epsilon);
-        // The second convolution of a block adds the block's input (two layers back).
-        let residual = (l >= 2 && l % 2 == 0).then(|| l - 2);
-        let (before, rest) = w.y.split_at_mut(l);
-        let res = residual.map(|r| before[r].get());
-        grad::bn_relu(
-            simd,
-            w.z[l].get(),
-            res,
-            rest[0].get_mut(),
-            &scale,
-            &shift,
-            cp,
-            n,
-        );
         w.bn.push(out);
+        below = Some((scale, shift));
     }
+    if let Some((scale, shift)) = &below {
+        activate(
+            simd,
+            w,
+            nconv - 1,
+            0..n * PADDED_SQUARES * cp,
+            scale,
+            shift,
+            cp,
+        );
+    }
+}
+
+/// `y[l] = relu(bn(z[l]) [+ y[l − 2]])` over `range` (whole positions) of the tower's
+/// buffers: the second convolution of a block adds the block's input (two layers back).
+#[inline(always)]
+fn activate<S: Simd>(
+    simd: S,
+    w: &mut Worker,
+    l: usize,
+    range: std::ops::Range<usize>,
+    scale: &[f32],
+    shift: &[f32],
+    cp: usize,
+) {
+    let m = range.len() / (PADDED_SQUARES * cp);
+    let residual = (l >= 2 && l.is_multiple_of(2)).then(|| l - 2);
+    let (before, rest) = w.y.split_at_mut(l);
+    let res = residual.map(|r| &before[r].get()[range.clone()]);
+    grad::bn_relu(
+        simd,
+        &w.z[l].get()[range.clone()],
+        res,
+        &mut rest[0].get_mut()[range],
+        scale,
+        shift,
+        cp,
+        m,
+    );
 }
 
 /// Each head's 1×1 convolution, batch norm and ReLU into its features, then its linear
@@ -705,49 +738,29 @@ fn head_conv_backward<S: Simd>(
 
 /// The backward pass of the tower and the stem: batch norms, ReLUs and skip connections,
 /// each convolution's weight gradient (Winograd domain, into `conv_acc`) and input gradient.
+/// A layer's batch norm waits for the whole batch's gradient sums; the sums of the layer
+/// below are taken a chunk at a time as this layer's input gradient is written (the top
+/// layer's, from the heads' gradient, first).
 #[inline(always)]
 fn tower_backward<S: Simd, const MR: usize, const NV: usize>(ctx: &mut Ctx<'_, S>, w: &mut Worker) {
-    let (simd, prep, n, cp) = (ctx.simd, ctx.prep, ctx.n, ctx.prep.cp);
-    let nconv = prep.convs.len();
-    for l in (0..nconv).rev() {
-        // `g` is the gradient of this layer's output `y[l]`; with a skip connection (the
-        // second convolution of a block), `gh` is the gradient of the first's output.
-        let second = l >= 2 && l % 2 == 0;
-        let grad_in = if l % 2 == 1 { &w.gh } else { &w.g };
-        let mut sums = vec![0.0f64; 2 * cp];
-        let mean: Vec<f32> = w.bn[l]
-            .mean
-            .iter()
-            .map(|&m| m as f32)
-            .chain(std::iter::repeat(0.0))
-            .take(cp)
-            .collect();
-        grad::bn_grad_sums(
-            simd,
-            grad_in.get(),
-            w.y[l].get(),
-            w.z[l].get(),
-            &mean,
-            cp,
-            n,
-            &mut sums,
-        );
-        let sums = ctx.reduce(sums);
-        let coef = bn_backward_coefs(ctx.count, &sums, &prep.bn[l].0, prep.epsilon, &mut w.bn[l]);
-        let residual = if second { Some(w.g2.get_mut()) } else { None };
-        let grad_in = if l % 2 == 1 { w.gh.get() } else { w.g.get() };
-        grad::bn_backward(
-            simd,
-            grad_in,
-            w.y[l].get(),
-            w.z[l].get(),
-            BnBack { coef: &coef },
-            w.dz.get_mut(),
-            residual,
-            cp,
-            n,
-        );
-        conv_backward::<S, MR, NV>(ctx, w, l);
+    let (simd, n, cp) = (ctx.simd, ctx.n, ctx.prep.cp);
+    let top = ctx.prep.convs.len() - 1;
+    let mut sums = vec![0.0f64; 2 * cp];
+    grad::bn_grad_sums(
+        simd,
+        w.g.get(),
+        w.y[top].get(),
+        w.z[top].get(),
+        &padded_mean(&w.bn[top], cp),
+        cp,
+        n,
+        &mut sums,
+    );
+    for l in (0..=top).rev() {
+        let total = ctx.reduce(sums);
+        let (gamma, eps) = (&ctx.prep.bn[l].0, ctx.prep.epsilon);
+        let coef = bn_backward_coefs(ctx.count, &total, gamma, eps, &mut w.bn[l]);
+        sums = conv_backward::<S, MR, NV>(ctx, w, l, &coef);
         if l % 2 == 1 {
             // The first convolution of a block added its input gradient to the skip
             // connection's in `g2`: the gradient of the block's input.
@@ -756,55 +769,91 @@ fn tower_backward<S: Simd, const MR: usize, const NV: usize>(ctx: &mut Ctx<'_, S
     }
 }
 
-/// The weight gradient of convolution `l` from its input and `dz`, and (but for the stem)
-/// its input gradient: into `gh` for a block's second convolution, added to `g2` (the
-/// skip connection's) for the first.
+/// A batch norm's mean in `f32`, zero-padded to `cp` channels.
+fn padded_mean(bn: &BnOut, cp: usize) -> Vec<f32> {
+    let mean = bn.mean.iter().map(|&m| m as f32);
+    mean.chain(std::iter::repeat(0.0)).take(cp).collect()
+}
+
+/// Convolution `l`'s part of the backward pass, a chunk of positions at a time: its batch
+/// norm's input gradient `dz` from `coef` (the gradient of its output is `g`, or `gh` for a
+/// block's first convolution; the second's passes `g` to the skip connection in `g2`), its
+/// weight gradient from its input and `dz`, and (but for the stem) its input gradient:
+/// into `gh` for a block's second convolution, added to `g2` for the first. Returns the
+/// batch-norm gradient sums of the layer below over this thread's positions (none for the
+/// stem).
 #[inline(always)]
 fn conv_backward<S: Simd, const MR: usize, const NV: usize>(
-    ctx: &mut Ctx<'_, S>,
+    ctx: &Ctx<'_, S>,
     w: &mut Worker,
     l: usize,
-) {
+    coef: &[f32],
+) -> Vec<f64> {
     let (simd, prep, n, cp) = (ctx.simd, ctx.prep, ctx.n, ctx.prep.cp);
     let conv = &prep.convs[l];
     let cin = conv.cin();
-    let src = if l == 0 { w.x.get() } else { w.y[l - 1].get() };
-    let dz = w.dz.get();
     let step = 2 * tower_positions(cp);
-    let acc = &mut w.conv_acc[l];
-    let dst = if l.is_multiple_of(2) {
-        &mut w.gh
+    let Worker {
+        x,
+        z,
+        y,
+        g,
+        g2,
+        gh,
+        dz,
+        wv,
+        wm,
+        wy,
+        wx,
+        conv_acc,
+        bn,
+        ..
+    } = w;
+    let src = if l == 0 { x.get() } else { y[l - 1].get() };
+    let acc = &mut conv_acc[l];
+    // What flows where: the gradient in, the input gradient out, the skip connection's.
+    let (grad_in, mut dst, mut residual, out) = if l % 2 == 1 {
+        (gh.get(), Some(g2.get_mut()), None, Out::Add)
+    } else if l == 0 {
+        (g.get(), None, None, Out::Store)
     } else {
-        &mut w.g2
+        (g.get(), Some(gh.get_mut()), Some(g2.get_mut()), Out::Store)
     };
+    let below = (l > 0).then(|| (padded_mean(&bn[l - 1], cp), &z[l - 1], &y[l - 1]));
+    let mut sums = vec![0.0f64; if l > 0 { 2 * cp } else { 0 }];
+    let dz = dz.get_mut();
     for first in (0..n).step_by(step) {
         let m = step.min(n - first);
         let part = |c: usize| first * PADDED_SQUARES * c..(first + m) * PADDED_SQUARES * c;
+        grad::bn_backward(
+            simd,
+            &grad_in[part(cp)],
+            &y[l].get()[part(cp)],
+            &z[l].get()[part(cp)],
+            BnBack { coef },
+            &mut dz[part(cp)],
+            residual.as_deref_mut().map(|r| &mut r[part(cp)]),
+            cp,
+            m,
+        );
         let rows = winograd::TILES * m;
-        let v = w.wx.at_least(rows * winograd::POINTS * cin);
+        let v = wx.at_least(rows * winograd::POINTS * cin);
         winograd::transform_inputs(simd, &src[part(cin)], cin, m, v);
-        let y = w.wy.at_least(rows * winograd::POINTS * cp);
-        winograd::transform_grads(simd, &dz[part(cp)], cp, m, y);
-        winograd::weight_grad::<S, MR, NV>(simd, v, y, rows, cin, cp, acc);
-        if let Some(back) = &prep.back[l] {
+        let yw = wy.at_least(rows * winograd::POINTS * cp);
+        winograd::transform_grads(simd, &dz[part(cp)], cp, m, yw);
+        winograd::weight_grad::<S, MR, NV>(simd, v, yw, rows, cin, cp, acc);
+        if let (Some(back), Some(dst), Some((mean, zb, yb))) =
+            (&prep.back[l], dst.as_deref_mut(), &below)
+        {
             let work = Work {
-                v: w.wv.at_least(back.input_len(m)),
-                m: w.wm.at_least(back.output_len(m)),
+                v: wv.at_least(back.input_len(m)),
+                m: wm.at_least(back.output_len(m)),
             };
-            let out = if l.is_multiple_of(2) {
-                Out::Store
-            } else {
-                Out::Add
-            };
-            winograd::conv_out::<S, MR, NV>(
-                simd,
-                back,
-                &dz[part(cp)],
-                &mut dst.get_mut()[part(cp)],
-                m,
-                work,
-                out,
-            );
+            let (dz, dst) = (&dz[part(cp)], &mut dst[part(cp)]);
+            winograd::conv_out::<S, MR, NV>(simd, back, dz, dst, m, work, out);
+            let (zb, yb) = (&zb.get()[part(cp)], &yb.get()[part(cp)]);
+            grad::bn_grad_sums(simd, dst, yb, zb, mean, cp, m, &mut sums);
         }
     }
+    sums
 }
