@@ -5,7 +5,9 @@
 //! order, so that all threads compute the same numbers). What a thread owns (activations,
 //! partial weight gradients) lives in its [`Worker`], kept from step to step.
 
-use std::sync::{Barrier, Mutex, PoisonError};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use pulp::{Simd, WithSimd};
 
@@ -49,17 +51,76 @@ pub(super) struct HeadPrep {
     pub(super) fc2: Option<(Vec<f32>, f32)>,
 }
 
+/// A barrier whose waiters spin a short while before they sleep: a step meets one at
+/// every batch norm (two dozen a step, a millisecond apart), and waking a sleeping thread
+/// costs tens of microseconds each time.
+#[derive(Debug)]
+struct SpinBarrier {
+    threads: usize,
+    arrived: AtomicUsize,
+    /// Bumped (under `lock`) each time every thread has arrived.
+    generation: AtomicUsize,
+    lock: Mutex<()>,
+    wake: Condvar,
+}
+
+impl SpinBarrier {
+    /// How long a waiter spins before it sleeps.
+    const SPIN: Duration = Duration::from_micros(200);
+
+    fn new(threads: usize) -> SpinBarrier {
+        SpinBarrier {
+            threads,
+            arrived: AtomicUsize::new(0),
+            generation: AtomicUsize::new(0),
+            lock: Mutex::new(()),
+            wake: Condvar::new(),
+        }
+    }
+
+    fn wait(&self) {
+        // The generation cannot move before this thread arrives.
+        let generation = self.generation.load(Ordering::Acquire);
+        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.threads {
+            // Reset before the release: the next round's arrivals follow it.
+            self.arrived.store(0, Ordering::Relaxed);
+            let guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+            self.generation.store(generation + 1, Ordering::Release);
+            drop(guard);
+            self.wake.notify_all();
+            return;
+        }
+        let start = Instant::now();
+        let passed = || self.generation.load(Ordering::Acquire) != generation;
+        while start.elapsed() < Self::SPIN {
+            for _ in 0..64 {
+                if passed() {
+                    return;
+                }
+                std::hint::spin_loop();
+            }
+        }
+        let mut guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        while !passed() {
+            guard = self
+                .wake
+                .wait(guard)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
 /// The barrier and the per-thread parts of every reduction of a step.
 #[derive(Debug)]
 pub(super) struct Shared {
-    barrier: Barrier,
+    barrier: SpinBarrier,
     parts: Vec<Vec<Mutex<Vec<f64>>>>,
 }
 
 impl Shared {
     pub(super) fn new(threads: usize, reductions: usize) -> Shared {
         Shared {
-            barrier: Barrier::new(threads),
+            barrier: SpinBarrier::new(threads),
             parts: (0..reductions)
                 .map(|_| (0..threads).map(|_| Mutex::new(Vec::new())).collect())
                 .collect(),
@@ -374,6 +435,7 @@ fn tower_forward<S: Simd, const MR: usize, const NV: usize>(ctx: &mut Ctx<'_, S>
             if let Some((scale, shift)) = &below {
                 activate(simd, w, l - 1, part(cp), scale, shift, cp);
             }
+
             let src = if l == 0 { w.x.get() } else { w.y[l - 1].get() };
             let z = w.z[l].get_mut();
             let work = Work {
@@ -389,6 +451,7 @@ fn tower_forward<S: Simd, const MR: usize, const NV: usize>(ctx: &mut Ctx<'_, S>
                 work,
                 Out::Store,
             );
+
             grad::stats(simd, &z[part(cp)], cp, m, &mut sums);
         }
         let sums = ctx.reduce(sums);
@@ -856,4 +919,37 @@ fn conv_backward<S: Simd, const MR: usize, const NV: usize>(
         }
     }
     sums
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// No thread leaves a round before every thread has arrived, whether the others come
+    /// while it spins or after it has gone to sleep.
+    #[test]
+    fn the_barrier_holds_every_thread_until_all_arrive() {
+        let (threads, rounds) = (4, 200);
+        let barrier = SpinBarrier::new(threads);
+        let arrived = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for t in 0..threads {
+                let (barrier, arrived) = (&barrier, &arrived);
+                scope.spawn(move || {
+                    for round in 0..rounds {
+                        if (round + t) % 7 == 0 {
+                            // Longer than the spin: the others sleep.
+                            std::thread::sleep(SpinBarrier::SPIN * 2);
+                        }
+                        arrived.fetch_add(1, Ordering::SeqCst);
+                        barrier.wait();
+                        // Nobody starts the next round before everyone has looked.
+                        assert_eq!(arrived.load(Ordering::SeqCst), threads * (round + 1));
+                        barrier.wait();
+                    }
+                });
+            }
+        });
+        assert_eq!(arrived.load(Ordering::SeqCst), threads * rounds);
+    }
 }
