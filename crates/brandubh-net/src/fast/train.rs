@@ -26,8 +26,6 @@
 //! ([`Slot`]), so that converting to and from a burn model and its optimizer state (done by
 //! [`crate::optimize::Engine`]) is a copy per tensor.
 
-use std::time::Duration;
-
 use pulp::Arch;
 use rayon::prelude::*;
 
@@ -102,8 +100,6 @@ pub struct FastTrainer {
     arch: ArchDebug,
     threads: Option<usize>,
     workers: Vec<Worker>,
-    /// How long the threads spin at a barrier before they sleep, carried from step to step.
-    spin: Duration,
     grads: Vec<f32>,
 }
 
@@ -148,7 +144,6 @@ impl FastTrainer {
             arch: ArchDebug(level.arch().unwrap_or(Arch::Scalar)),
             threads: None,
             workers: Vec::new(),
-            spin: Duration::MAX,
         })
     }
 
@@ -253,7 +248,7 @@ impl FastTrainer {
         if self.workers.len() < threads {
             self.workers.resize_with(threads, Worker::default);
         }
-        let shared = Shared::new(threads, 2 * self.layout.batch_norms().len(), self.spin);
+        let shared = Shared::new(threads, 2 * self.layout.batch_norms().len());
         let weights = LossWeights {
             value: self.optimizer.value_weight,
             moves_left: self.optimizer.moves_left_weight,
@@ -287,7 +282,6 @@ impl FastTrainer {
                 task();
             }
         });
-        self.spin = shared.spin();
         let moves_left = batch.moves_left.is_some() && self.config.moves_left_hidden.is_some();
         self.collect_gradients(&prep, threads, moves_left);
         self.update_running(&prep);

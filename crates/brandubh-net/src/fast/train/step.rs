@@ -5,7 +5,7 @@
 //! order, so that all threads compute the same numbers). What a thread owns (activations,
 //! partial weight gradients) lives in its [`Worker`], kept from step to step.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -53,14 +53,10 @@ pub(super) struct HeadPrep {
 
 /// A barrier whose waiters spin a short while before they sleep: a step meets one at
 /// every batch norm (two dozen a step, a millisecond apart), and waking a sleeping thread
-/// costs tens of microseconds each time. How long they spin follows the waits seen: when
-/// the others come much later than the spin (descheduled, because other work shares the
-/// cores), spinning only takes a core from them, and the spin halves.
+/// costs tens of microseconds each time.
 #[derive(Debug)]
 struct SpinBarrier {
     threads: usize,
-    /// How long a waiter spins now, in nanoseconds (at most [`SpinBarrier::SPIN`]).
-    spin_ns: AtomicU64,
     arrived: AtomicUsize,
     /// Bumped (under `lock`) each time every thread has arrived.
     generation: AtomicUsize,
@@ -69,13 +65,12 @@ struct SpinBarrier {
 }
 
 impl SpinBarrier {
-    /// The longest a waiter spins before it sleeps.
+    /// How long a waiter spins before it sleeps.
     const SPIN: Duration = Duration::from_micros(200);
 
-    fn new(threads: usize, spin: Duration) -> SpinBarrier {
+    fn new(threads: usize) -> SpinBarrier {
         SpinBarrier {
             threads,
-            spin_ns: AtomicU64::new(nanos(spin.min(Self::SPIN))),
             arrived: AtomicUsize::new(0),
             generation: AtomicUsize::new(0),
             lock: Mutex::new(()),
@@ -96,47 +91,23 @@ impl SpinBarrier {
             return;
         }
         let start = Instant::now();
-        let spin = self.spin();
         let passed = || self.generation.load(Ordering::Acquire) != generation;
-        let mut through = false;
-        'spin: while start.elapsed() < spin {
+        while start.elapsed() < Self::SPIN {
             for _ in 0..64 {
                 if passed() {
-                    through = true;
-                    break 'spin;
+                    return;
                 }
                 std::hint::spin_loop();
             }
         }
-        if !through {
-            let mut guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
-            while !passed() {
-                guard = self
-                    .wake
-                    .wait(guard)
-                    .unwrap_or_else(PoisonError::into_inner);
-            }
+        let mut guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        while !passed() {
+            guard = self
+                .wake
+                .wait(guard)
+                .unwrap_or_else(PoisonError::into_inner);
         }
-        // Spin long enough for the waits seen (twice the last), or half as long after a
-        // wait longer than any spin.
-        let waited = start.elapsed();
-        let next = if waited <= Self::SPIN {
-            spin.max(waited * 2).min(Self::SPIN)
-        } else {
-            spin / 2
-        };
-        self.spin_ns.store(nanos(next), Ordering::Relaxed);
     }
-
-    /// How long a waiter spins now.
-    fn spin(&self) -> Duration {
-        Duration::from_nanos(self.spin_ns.load(Ordering::Relaxed))
-    }
-}
-
-/// `d` in nanoseconds (it is at most [`SpinBarrier::SPIN`]).
-fn nanos(d: Duration) -> u64 {
-    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// The barrier and the per-thread parts of every reduction of a step.
@@ -147,20 +118,13 @@ pub(super) struct Shared {
 }
 
 impl Shared {
-    /// `threads` meeting `reductions` times, their barrier's waiters spinning up to `spin`
-    /// at first (what [`Shared::spin`] said at the end of the last step).
-    pub(super) fn new(threads: usize, reductions: usize, spin: Duration) -> Shared {
+    pub(super) fn new(threads: usize, reductions: usize) -> Shared {
         Shared {
-            barrier: SpinBarrier::new(threads, spin),
+            barrier: SpinBarrier::new(threads),
             parts: (0..reductions)
                 .map(|_| (0..threads).map(|_| Mutex::new(Vec::new())).collect())
                 .collect(),
         }
-    }
-
-    /// How long the barrier's waiters spin now.
-    pub(super) fn spin(&self) -> Duration {
-        self.barrier.spin()
     }
 
     /// The sum over all threads of `local`, reduction `slot` (each slot is used once a step).
@@ -966,7 +930,7 @@ mod tests {
     #[test]
     fn the_barrier_holds_every_thread_until_all_arrive() {
         let (threads, rounds) = (4, 200);
-        let barrier = SpinBarrier::new(threads, SpinBarrier::SPIN);
+        let barrier = SpinBarrier::new(threads);
         let arrived = AtomicUsize::new(0);
         std::thread::scope(|scope| {
             for t in 0..threads {
