@@ -189,6 +189,7 @@ pub(super) struct Worker {
     g: Aligned,
     g2: Aligned,
     gh: Aligned,
+    /// Batch norm's input gradient, a chunk of [`backward_positions`] at a time.
     dz: Aligned,
     wv: Aligned,
     wm: Aligned,
@@ -220,7 +221,7 @@ impl Worker {
             self.g = board(prep.cp);
             self.g2 = board(prep.cp);
             self.gh = board(prep.cp);
-            self.dz = board(prep.cp);
+            self.dz = Aligned::zeros(backward_positions(prep.cp) * PADDED_SQUARES * prep.cp);
             self.heads = prep.heads.iter().map(|_| HeadBufs::default()).collect();
             self.shape = shape;
         }
@@ -435,7 +436,6 @@ fn tower_forward<S: Simd, const MR: usize, const NV: usize>(ctx: &mut Ctx<'_, S>
             if let Some((scale, shift)) = &below {
                 activate(simd, w, l - 1, part(cp), scale, shift, cp);
             }
-
             let src = if l == 0 { w.x.get() } else { w.y[l - 1].get() };
             let z = w.z[l].get_mut();
             let work = Work {
@@ -451,7 +451,6 @@ fn tower_forward<S: Simd, const MR: usize, const NV: usize>(ctx: &mut Ctx<'_, S>
                 work,
                 Out::Store,
             );
-
             grad::stats(simd, &z[part(cp)], cp, m, &mut sums);
         }
         let sums = ctx.reduce(sums);
@@ -832,6 +831,12 @@ fn tower_backward<S: Simd, const MR: usize, const NV: usize>(ctx: &mut Ctx<'_, S
     }
 }
 
+/// Positions that go through a convolution's backward pass together, with `cp` padded
+/// channels (the size of a worker's `dz`).
+fn backward_positions(cp: usize) -> usize {
+    2 * tower_positions(cp)
+}
+
 /// A batch norm's mean in `f32`, zero-padded to `cp` channels.
 fn padded_mean(bn: &BnOut, cp: usize) -> Vec<f32> {
     let mean = bn.mean.iter().map(|&m| m as f32);
@@ -855,7 +860,7 @@ fn conv_backward<S: Simd, const MR: usize, const NV: usize>(
     let (simd, prep, n, cp) = (ctx.simd, ctx.prep, ctx.n, ctx.prep.cp);
     let conv = &prep.convs[l];
     let cin = conv.cin();
-    let step = 2 * tower_positions(cp);
+    let step = backward_positions(cp);
     let Worker {
         x,
         z,
@@ -884,17 +889,18 @@ fn conv_backward<S: Simd, const MR: usize, const NV: usize>(
     };
     let below = (l > 0).then(|| (padded_mean(&bn[l - 1], cp), &z[l - 1], &y[l - 1]));
     let mut sums = vec![0.0f64; if l > 0 { 2 * cp } else { 0 }];
-    let dz = dz.get_mut();
     for first in (0..n).step_by(step) {
         let m = step.min(n - first);
         let part = |c: usize| first * PADDED_SQUARES * c..(first + m) * PADDED_SQUARES * c;
+        // This chunk's `dz`, at the start of its buffer.
+        let dz = &mut dz.get_mut()[..m * PADDED_SQUARES * cp];
         grad::bn_backward(
             simd,
             &grad_in[part(cp)],
             &y[l].get()[part(cp)],
             &z[l].get()[part(cp)],
             BnBack { coef },
-            &mut dz[part(cp)],
+            dz,
             residual.as_deref_mut().map(|r| &mut r[part(cp)]),
             cp,
             m,
@@ -903,7 +909,7 @@ fn conv_backward<S: Simd, const MR: usize, const NV: usize>(
         let v = wx.at_least(rows * winograd::POINTS * cin);
         winograd::transform_inputs(simd, &src[part(cin)], cin, m, v);
         let yw = wy.at_least(rows * winograd::POINTS * cp);
-        winograd::transform_grads(simd, &dz[part(cp)], cp, m, yw);
+        winograd::transform_grads(simd, dz, cp, m, yw);
         winograd::weight_grad::<S, MR, NV>(simd, v, yw, rows, cin, cp, acc);
         if let (Some(back), Some(dst), Some((mean, zb, yb))) =
             (&prep.back[l], dst.as_deref_mut(), &below)
@@ -912,7 +918,7 @@ fn conv_backward<S: Simd, const MR: usize, const NV: usize>(
                 v: wv.at_least(back.input_len(m)),
                 m: wm.at_least(back.output_len(m)),
             };
-            let (dz, dst) = (&dz[part(cp)], &mut dst[part(cp)]);
+            let dst = &mut dst[part(cp)];
             winograd::conv_out::<S, MR, NV>(simd, back, dz, dst, m, work, out);
             let (zb, yb) = (&zb.get()[part(cp)], &yb.get()[part(cp)]);
             grad::bn_grad_sums(simd, dst, yb, zb, mean, cp, m, &mut sums);
