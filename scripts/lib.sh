@@ -63,3 +63,32 @@ out_dir() {
     trap 'rm -rf "$out"' EXIT
   fi
 }
+
+# Sets `opentafl_cp` to OpenTafl's classes: OPENTAFL_DIR's OpenTafl.jar (a release folder), or
+# a source checkout of jslater89/OpenTafl compiled into $out/opentafl-classes (call out_dir
+# first) with its lib/lanterna.jar and the jars in OPENTAFL_LIBS (default: Debian's
+# libjline2-java, libini4j-java and libjsonp-java under /usr/share/java).
+opentafl_classpath() {
+  : "${OPENTAFL_DIR:?set OPENTAFL_DIR to an OpenTafl release folder or source checkout}"
+  for tool in java javac; do
+    command -v "$tool" >/dev/null || { echo "${0##*/}: $tool not found" >&2; exit 2; }
+  done
+  if [ -f "$OPENTAFL_DIR/OpenTafl.jar" ]; then
+    opentafl_cp="$OPENTAFL_DIR/OpenTafl.jar"
+  elif [ -d "$OPENTAFL_DIR/src/com/manywords/softworks/tafl" ]; then
+    local libs=${OPENTAFL_LIBS:-/usr/share/java/jline2.jar:/usr/share/java/ini4j.jar:/usr/share/java/javax.json.jar:/usr/share/java/javax.json-api.jar}
+    opentafl_cp="$out/opentafl-classes:$OPENTAFL_DIR/lib/lanterna.jar:$libs"
+    if [ ! -d "$out/opentafl-classes" ]; then
+      echo "+ compiling OpenTafl from $OPENTAFL_DIR" >&2
+      find "$OPENTAFL_DIR/src" -name '*.java' >"$out/sources.txt"
+      # Java 9+ hides two JDK internals OpenTafl 0.4.8 imports.
+      javac -nowarn -encoding UTF-8 -d "$out/opentafl-classes" -cp "$opentafl_cp" \
+        --add-exports java.xml/com.sun.org.apache.xerces.internal.impl.dv.util=ALL-UNNAMED \
+        --add-exports java.base/sun.net=ALL-UNNAMED @"$out/sources.txt" 2>"$out/javac.log" \
+        || { cat "$out/javac.log" >&2; exit 1; }
+    fi
+  else
+    echo "${0##*/}: $OPENTAFL_DIR has neither OpenTafl.jar nor src/com/manywords" >&2
+    exit 2
+  fi
+}

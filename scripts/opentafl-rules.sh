@@ -34,25 +34,7 @@ for tool in java javac jq; do
 done
 out_dir
 
-# OpenTafl's classes.
-if [ -f "$OPENTAFL_DIR/OpenTafl.jar" ]; then
-  opentafl_cp="$OPENTAFL_DIR/OpenTafl.jar"
-elif [ -d "$OPENTAFL_DIR/src/com/manywords/softworks/tafl" ]; then
-  libs=${OPENTAFL_LIBS:-/usr/share/java/jline2.jar:/usr/share/java/ini4j.jar:/usr/share/java/javax.json.jar:/usr/share/java/javax.json-api.jar}
-  opentafl_cp="$out/opentafl-classes:$OPENTAFL_DIR/lib/lanterna.jar:$libs"
-  if [ ! -d "$out/opentafl-classes" ]; then
-    echo "+ compiling OpenTafl from $OPENTAFL_DIR" >&2
-    find "$OPENTAFL_DIR/src" -name '*.java' >"$out/sources.txt"
-    # Java 9+ hides two JDK internals OpenTafl 0.4.8 imports.
-    javac -nowarn -encoding UTF-8 -d "$out/opentafl-classes" -cp "$opentafl_cp" \
-      --add-exports java.xml/com.sun.org.apache.xerces.internal.impl.dv.util=ALL-UNNAMED \
-      --add-exports java.base/sun.net=ALL-UNNAMED @"$out/sources.txt" 2>"$out/javac.log" \
-      || { cat "$out/javac.log" >&2; exit 1; }
-  fi
-else
-  echo "opentafl-rules.sh: $OPENTAFL_DIR has neither OpenTafl.jar nor src/com/manywords" >&2
-  exit 2
-fi
+opentafl_classpath
 mkdir -p "$out/harness"
 javac -nowarn -d "$out/harness" -cp "$opentafl_cp" scripts/opentafl/RulesCheck.java
 

@@ -4,6 +4,7 @@ use std::fmt;
 
 use crate::error::IllegalMoveError;
 use crate::error::IllegalMoveReason;
+use crate::king::KingRule;
 use crate::position::{MoveEffect, MoveList, Position};
 use crate::types::{Move, Side};
 
@@ -97,6 +98,8 @@ pub struct Game {
     run_starts: Vec<u32>,
     moves: Vec<Move>,
     outcome: Option<Outcome>,
+    /// How the King is captured in the moves played from now on (rule 7 by default).
+    king_rule: KingRule,
 }
 
 impl Default for Game {
@@ -136,7 +139,29 @@ impl Game {
             run_starts,
             moves: Vec::with_capacity(128),
             outcome,
+            king_rule: KingRule::RULEBOOK,
         }
+    }
+
+    /// A game starting from `start` in which the King is captured by `king_rule` instead of
+    /// rule 7 (see [`KingRule`]).
+    #[must_use]
+    pub fn with_king_rule(start: Position, king_rule: KingRule) -> Game {
+        let mut game = Game::new(start);
+        game.king_rule = king_rule;
+        game
+    }
+
+    /// How the King is captured in this game's moves from now on.
+    #[must_use]
+    pub fn king_rule(&self) -> KingRule {
+        self.king_rule
+    }
+
+    /// Captures the King by `king_rule` in the moves played from now on; the moves already
+    /// played and the outcome so far stay as they were judged.
+    pub fn set_king_rule(&mut self, king_rule: KingRule) {
+        self.king_rule = king_rule;
     }
 
     /// The current position.
@@ -229,7 +254,7 @@ impl Game {
             "move {mv} after the end of the game"
         );
         let mover = self.side_to_move();
-        let effect = self.position().play_unchecked(mv);
+        let effect = self.position().play_unchecked_with(mv, &self.king_rule);
         let run_start = if effect.captured.is_empty() {
             self.run_starts[self.run_starts.len() - 1]
         } else {

@@ -6,6 +6,8 @@
 //! - [`Position`]: validated placement + side to move, legal move generation and captures
 //!   (rules 2–7), position notation through `FromStr`/`Display`;
 //! - [`Game`]: a position with its history, the outcomes of rule 8 and five-fold repetition;
+//! - [`KingCapture`]/[`KingRule`]: rule 7 and the King-capture variants other programs
+//!   referee by, as data a [`Game`] is given;
 //! - [`Symmetry`]: the 8 symmetries of the square;
 //! - [`Game::perft`] with bulk counting at the last ply.
 //!
@@ -23,6 +25,7 @@
 
 mod error;
 mod game;
+mod king;
 mod position;
 mod symmetry;
 mod types;
@@ -31,6 +34,7 @@ pub use error::{
     IllegalMoveError, IllegalMoveReason, ParseMoveError, ParsePositionError, PositionErrorKind,
 };
 pub use game::{FIFTH_OCCURRENCE_SPAN, Game, Outcome, Reason};
+pub use king::{KingCapture, KingRule, KingSides};
 pub use position::{MAX_MOVES, MoveEffect, MoveList, Position};
 pub use symmetry::Symmetry;
 pub use types::{Bitboard, Direction, Move, NUM_SQUARES, Piece, SIZE, Side, Square};

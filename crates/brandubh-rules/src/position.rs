@@ -7,6 +7,7 @@ use std::str::FromStr;
 use arrayvec::ArrayVec;
 
 use crate::error::{IllegalMoveError, IllegalMoveReason, ParsePositionError, PositionErrorKind};
+use crate::king::KingRule;
 use crate::types::{Bitboard, Direction, Move, NUM_SQUARES, Piece, SIZE, Side, Square};
 
 /// At most 8 attackers × 12 destinations; White has at most 5 × 12.
@@ -360,6 +361,13 @@ impl Position {
     /// the turn. The move must be legal (only `debug_assert`ed).
     #[must_use]
     pub fn play_unchecked(&self, mv: Move) -> MoveEffect {
+        self.play_unchecked_with(mv, &KingRule::RULEBOOK)
+    }
+
+    /// [`Position::play_unchecked`] with the King captured by `king` instead of rule 7
+    /// (the other captures are rules 5–6 in every variant).
+    #[must_use]
+    pub fn play_unchecked_with(&self, mv: Move, king: &KingRule) -> MoveEffect {
         debug_assert!(self.check_move(mv).is_ok(), "illegal move {mv} in {self}");
         let mut p = *self;
         let (from, to) = (mv.from.bb(), mv.to.bb());
@@ -407,17 +415,8 @@ impl Position {
                             captured = captured.with(n);
                         }
                     } else if n == p.king {
-                        king_captured |= if n == Square::CASTLE {
-                            // Rule 7: in the Castle, only when surrounded on all four sides.
-                            let ring = Square::CASTLE.bb().neighbours();
-                            (p.attackers & ring) == ring
-                        } else {
-                            // Rule 7: elsewhere, between two attackers or an attacker and a
-                            // corner; the empty Castle is not hostile to the King.
-                            n.step(dir).is_some_and(|b| {
-                                p.attackers.contains(b) || Bitboard::CORNERS.contains(b)
-                            })
-                        };
+                        // Rule 7 (or the variant given): see `KingCapture`.
+                        king_captured = king.captures(p.attackers, n, mv.to);
                     }
                 }
                 p.defenders = Bitboard(p.defenders.0 & !captured.0);

@@ -7,7 +7,9 @@
     reason = "tests may unwrap: a panic is a failed test"
 )]
 
-use brandubh_rules::{Game, IllegalMoveReason, Move, Outcome, Position, Reason, Side, Square};
+use brandubh_rules::{
+    Game, IllegalMoveReason, KingCapture, KingRule, Move, Outcome, Position, Reason, Side, Square,
+};
 
 fn pos(s: &str) -> Position {
     s.parse().unwrap_or_else(|e| panic!("{e}"))
@@ -303,6 +305,109 @@ fn rule_7_corner_is_hostile_to_the_king() {
     assert!(king_captured(&g));
 }
 
+/// The two games of issue 70, played by the engine as Black against OpenTafl's AI: rule 7
+/// captures the King next to the Castle at the last move (c4 between c3 and c5; d5 between
+/// c5 and e5), where OpenTafl's `ks:c` (the King strong on and next to the Castle) sees no
+/// capture and plays on.
+const NEXT_TO_THE_CASTLE: [&str; 2] = [
+    "c4-c1 b4-b1 d4-c4 b1-b3 d5-b5 d6-c6 b5-g5 c6-g6 e4-e5 g6-c6 d3-e3 d2-e2 e3-g3 f4-f5 \
+     e5-b5 c6-c5 b5-b6 b3-c3",
+    "d3-e3 d6-e6 d5-d6 d2-c2 d4-d5 b4-b6 c4-c7 c2-c5 e3-b3 e6-e5",
+];
+
+fn replay(rule: KingRule, moves: &str) -> Game {
+    let mut g = Game::with_king_rule(Position::start(), rule);
+    for m in moves.split_whitespace() {
+        g.play(mv(m))
+            .unwrap_or_else(|e| panic!("{e} in {}", g.position()));
+    }
+    g
+}
+
+#[test]
+fn rule_7_the_king_next_to_the_castle_is_taken_by_two_where_a_strong_king_host_plays_on() {
+    let host = KingCapture::STRONG_NEAR_CASTLE;
+    for (moves, plies) in NEXT_TO_THE_CASTLE.iter().zip([18, 10]) {
+        let rulebook = replay(KingRule::RULEBOOK, moves);
+        assert_eq!(rulebook.ply(), plies);
+        assert!(king_captured(&rulebook), "{moves}");
+        assert_eq!(
+            replay(KingRule::One(host), moves).outcome(),
+            None,
+            "{moves}"
+        );
+        // Searching as Black under that host, the engine no longer counts it as its win;
+        // as White it still fears it.
+        let black = replay(KingRule::guarded(Side::Black, host), moves);
+        assert_eq!(black.outcome(), None, "{moves}");
+        assert!(king_captured(&replay(
+            KingRule::guarded(Side::White, host),
+            moves
+        )));
+    }
+}
+
+#[test]
+fn rule_7_a_host_variant_sees_a_capture_rule_7_does_not() {
+    // King on d5 next to the empty Castle, attackers c5 and e5; d7 arrives on d6. RULES.md:
+    // no capture (d6 is not on the line of c5 and e5, and the empty Castle is not hostile to
+    // the King); a host whose King is strong next to the Castle sees four hostile sides.
+    let start = "3A3/7/2AKA2/7/7/7/7 b";
+    let g = play(start, &["d7-d6"]);
+    assert_eq!(g.outcome(), None);
+    let mut host = Game::with_king_rule(pos(start), KingRule::One(KingCapture::STRONG_NEAR_CASTLE));
+    host.play(mv("d7-d6")).unwrap();
+    assert!(king_captured(&host));
+    assert_eq!(host.position(), g.position());
+    // The rule can change mid-game: the moves before keep their judgement.
+    let mut g = Game::new(pos(start));
+    g.set_king_rule(KingRule::One(KingCapture::WEAK));
+    assert_eq!(g.king_rule(), KingRule::One(KingCapture::WEAK));
+    g.play(mv("d7-d6")).unwrap();
+    assert!(king_captured(&g));
+}
+
+#[test]
+fn rule_7_variants_leave_rules_2_to_6_alone() {
+    // Along seeded random games, every variant gives the same board, the same other
+    // captures after every move; only `king_captured` may differ.
+    use rand::{Rng, SeedableRng};
+    let variants = [
+        KingRule::RULEBOOK,
+        KingRule::One(KingCapture::STRONG_NEAR_CASTLE),
+        KingRule::One(KingCapture::WEAK),
+        KingRule::One(KingCapture::STRONG),
+        KingRule::One(KingCapture::ENCLOSED),
+        KingRule::guarded(Side::Black, KingCapture::WEAK),
+        KingRule::guarded(Side::White, KingCapture::STRONG),
+    ];
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(70);
+    let (mut positions, mut differing) = (0, 0);
+    for _ in 0..200 {
+        let mut g = Game::new(Position::start());
+        g.random_playout(rng.random_range(0..60), |n| rng.random_range(0..n));
+        let p = *g.position();
+        for m in p.legal_moves() {
+            let base = p.play_unchecked(m);
+            for rule in &variants {
+                let e = p.play_unchecked_with(m, rule);
+                assert_eq!(
+                    (e.position, e.captured),
+                    (base.position, base.captured),
+                    "{p} {m}"
+                );
+                differing += usize::from(e.king_captured != base.king_captured);
+            }
+            positions += 1;
+        }
+    }
+    assert!(positions > 2_000, "{positions}");
+    assert!(
+        differing > 0,
+        "no variant judged a King capture otherwise in {positions} moves"
+    );
+}
+
 #[test]
 fn rule_8_1_king_on_a_corner_wins_for_white() {
     let g = play("3K3/7/7/7/7/7/3A3 w", &["d7-a7"]);
@@ -521,4 +626,44 @@ fn invalid_positions_are_rejected_with_typed_errors() {
     ] {
         assert!(bad.parse::<Move>().is_err(), "{bad:?}");
     }
+}
+
+/// OpenTafl's own rules engine (v0.4.8.0b, `GameState.makeMove`) judged 3,000 Black moves
+/// next to the King under each of its King strengths (tests/data/opentafl-king.tsv, made by
+/// scripts/opentafl-king-check.sh): each variant named after one captures exactly where
+/// OpenTafl does.
+#[test]
+fn rule_7_variants_capture_exactly_where_opentafl_does() {
+    let variants = [
+        ("ks:c", KingCapture::STRONG_NEAR_CASTLE),
+        ("ks:w", KingCapture::WEAK),
+        ("ks:s", KingCapture::STRONG),
+        ("ks:m", KingCapture::ENCLOSED),
+    ];
+    let (mut cases, mut captures, mut rulebook_differs) = (0, [0; 4], 0);
+    for line in include_str!("data/opentafl-king.tsv").lines() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let cols: Vec<&str> = line.split('\t').collect();
+        assert_eq!(cols.len(), 2 + variants.len(), "{line}");
+        let (p, m) = (pos(cols[0]), mv(cols[1]));
+        for (i, (name, variant)) in variants.iter().enumerate() {
+            let ours = p
+                .play_unchecked_with(m, &KingRule::One(*variant))
+                .king_captured;
+            let theirs = cols[2 + i] == "1";
+            assert_eq!(ours, theirs, "{name}: {p} {m}");
+            captures[i] += usize::from(theirs);
+        }
+        rulebook_differs += usize::from(p.play_unchecked(m).king_captured != (cols[2] == "1"));
+        cases += 1;
+    }
+    assert_eq!(cases, 3000);
+    // Every variant both captures and spares in these cases, and ks:c differs from rule 7.
+    assert!(
+        captures.iter().all(|&c| c > 100 && c < cases - 100),
+        "{captures:?}"
+    );
+    assert!(rulebook_differs > 100, "{rulebook_differs}");
 }
