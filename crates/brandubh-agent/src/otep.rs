@@ -31,7 +31,7 @@
 
 use std::time::{Duration, Instant};
 
-use brandubh_rules::{Game, Position, Side};
+use brandubh_rules::{Game, KingCapture, KingRule, Position, Side};
 use thiserror::Error;
 
 use crate::agent::{Analysis, Budget, MoveStats};
@@ -341,6 +341,23 @@ pub struct Engine {
     refusal: Option<String>,
     /// What the host does at a third repetition (its rules string's `tfr`).
     host_repetition: otn::ThirdRepetition,
+    /// How the host captures the King (its rules string's `ks`; RULES.md's before a rules
+    /// string came). The engine's game follows it, and its searches are guarded by it.
+    host_king: KingCapture,
+    /// That RULES.md ended this game where the host plays on, once said to the player in
+    /// the status line after the engine's next move (`None` once said, or not yet seen).
+    rulebook_end: RulebookEnd,
+}
+
+/// Whether the player has been told that RULES.md ended the game where the host plays on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum RulebookEnd {
+    /// RULES.md has not ended this game.
+    NotYet,
+    /// It has; the text waits for the status line after the engine's next move.
+    ToSay(String),
+    /// Said.
+    Said,
 }
 
 /// How the host would end a game at a third repetition, for the engine.
@@ -371,7 +388,15 @@ impl Engine {
             notice: None,
             refusal: None,
             host_repetition: otn::ThirdRepetition::Draw,
+            host_king: KingCapture::RULEBOOK,
+            rulebook_end: RulebookEnd::NotYet,
         }
+    }
+
+    /// A game from `pos` as the host referees it (its King capture).
+    fn new_game(&mut self, pos: Position) -> Game {
+        self.rulebook_end = RulebookEnd::NotYet;
+        Game::with_king_rule(pos, KingRule::One(self.host_king))
     }
 
     /// Why the rules string the host sent was refused, while that has not been reported
@@ -479,6 +504,7 @@ impl Engine {
                     "game finished (code {code}) after {} plies",
                     self.game.ply()
                 ));
+                self.rulebook_end = RulebookEnd::NotYet;
                 self.started = false;
                 self.ours = None;
                 self.clock = None;
@@ -534,10 +560,14 @@ impl Engine {
         match otn::check_rules(rules) {
             Ok(deviations) => {
                 self.host_repetition = otn::third_repetition(rules);
+                self.host_king = otn::host_king_capture(rules);
+                self.thinker.set_referee(Some(self.host_king));
+                self.game.set_king_rule(KingRule::One(self.host_king));
                 if !deviations.is_empty() {
                     let list: Vec<String> = deviations.iter().map(ToString::to_string).collect();
                     let text = format!(
-                        "playing RULES.md Brandubh 2.5W; settings played under RULES.md anyway: {}",
+                        "playing RULES.md Brandubh 2.5W as the host referees it; where the two \
+                         differ: {}",
                         list.join("; ")
                     );
                     step.log(&text);
@@ -548,7 +578,7 @@ impl Engine {
                     }
                 }
                 if !self.started {
-                    self.game = Game::default();
+                    self.game = self.new_game(Position::start());
                     self.thinker.clear();
                 }
             }
@@ -589,18 +619,19 @@ impl Engine {
             "{why}: adopting the host's position {pos} (ours was {})",
             self.game.position()
         ));
-        self.game = Game::new(pos);
+        self.game = self.new_game(pos);
     }
 
     fn opponent_moved(&mut self, moves: &[String], record: &str, step: &mut Step) {
         let mut game = self.game.clone();
         let mut followed = true;
         for text in moves {
+            let before = *game.position();
             match otn::parse_move(text)
                 .map_err(|e| e.to_string())
-                .and_then(|mv| game.play(mv).map(|_| ()).map_err(|e| e.to_string()))
+                .and_then(|mv| game.play(mv).map(|_| mv).map_err(|e| e.to_string()))
             {
-                Ok(()) => {}
+                Ok(mv) => self.note_rulebook_end(&before, mv, game.ply(), step),
                 Err(e) => {
                     step.log(format!(
                         "opponent move {text:?} does not follow from our position: {e}"
@@ -631,7 +662,7 @@ impl Engine {
         if self.game.is_over() {
             // The host judges some points differently (e.g. repetition): play on from its
             // position.
-            self.game = Game::new(*self.game.position());
+            self.game = self.new_game(*self.game.position());
         }
         if let Some(outcome) = self.game.outcome() {
             // RULES.md ends the game here although the host plays on (OpenTafl does not end
@@ -691,7 +722,7 @@ impl Engine {
                 let planned = plan.map_or_else(String::new, |p| {
                     format!(" of {:.3} s planned", p.as_secs_f64())
                 });
-                let text = format!(
+                let mut text = format!(
                     "{mv}: value {:+.3}, {} simulations ({} reused) in {:.3} s{planned}",
                     a.value,
                     a.simulations,
@@ -699,16 +730,48 @@ impl Engine {
                     used.as_secs_f64()
                 );
                 step.log(format!("ply {}: {text}", self.game.ply() + 1));
-                step.send(format!("status {text}"));
-                if let Err(e) = self.game.play(mv) {
-                    step.log(format!("our own move failed: {e}"));
+                match self.game.play(mv) {
+                    Ok(_) => self.note_rulebook_end(&here, mv, self.game.ply(), step),
+                    Err(e) => step.log(format!("our own move failed: {e}")),
                 }
+                if let RulebookEnd::ToSay(end) = &self.rulebook_end {
+                    text = format!("{text}; {end}");
+                    self.rulebook_end = RulebookEnd::Said;
+                }
+                step.send(format!("status {text}"));
             }
             Err(e) => {
                 step.log(format!("search failed: {e}"));
                 step.send(format!("error 0 search failed: {e}"));
             }
         }
+    }
+
+    /// Notes (and logs) that `mv`, played in `before` as the host referees it, is a King
+    /// capture under RULES.md (rule 7) that the host does not see: RULES.md has ended the
+    /// game at ply `ply` and the host plays on. The player is told once a game, in the
+    /// status line after the engine's next move.
+    fn note_rulebook_end(
+        &mut self,
+        before: &Position,
+        mv: brandubh_rules::Move,
+        ply: usize,
+        step: &mut Step,
+    ) {
+        if self.rulebook_end != RulebookEnd::NotYet
+            || !before.play_unchecked(mv).king_captured
+            || before
+                .play_unchecked_with(mv, &KingRule::One(self.host_king))
+                .king_captured
+        {
+            return;
+        }
+        let text = format!(
+            "RULES.md ends this game at ply {ply}: {mv} captures the King (rule 7, Black wins); \
+             the host sees no capture and plays on, and so does the engine"
+        );
+        step.log(&text);
+        self.rulebook_end = RulebookEnd::ToSay(text);
     }
 
     /// Whether the engine may play `mv` (its search's value `q` for the side to move) as
@@ -764,7 +827,7 @@ impl Engine {
 
     fn analyze(&mut self, count: u32, seconds: u32, received: Instant, step: &mut Step) {
         if self.game.is_over() {
-            self.game = Game::new(*self.game.position());
+            self.game = self.new_game(*self.game.position());
         }
         if let Some(outcome) = self.game.outcome() {
             // A status line, not an error: OpenTafl shows errors in a dialog box.
@@ -774,9 +837,7 @@ impl Engine {
             return;
         }
         let time = Duration::from_secs(u64::from(seconds)).saturating_sub(self.options.time.margin);
-        let result =
-            self.thinker
-                .think_until(&self.game, Budget::Time(time), Some(received + time));
+        let result = self.thinker.think_to(&self.game, received + time);
         match result {
             Ok(a) => step.send(self.analysis_line(&a, count)),
             Err(e) => step.send(format!("error 0 analysis failed: {e}")),
@@ -1038,6 +1099,109 @@ mod tests {
         }
         let step = engine.handle_line("play defenders", now);
         assert_eq!(sent_move(&step), "e4-e5", "{step:?}");
+    }
+
+    /// Issue 70's two games against OpenTafl's AI, the engine as Black, up to the move
+    /// that captures the King next to the Castle under rule 7 (c4 between c3 and c5; d5
+    /// between c5 and e5) and that OpenTafl's `ks:c` does not see.
+    const NEXT_TO_THE_CASTLE: [(&str, &str); 2] = [
+        (
+            "c4-c1 b4-b1 d4-c4 b1-b3 d5-b5 d6-c6 b5-g5 c6-g6 e4-e5 g6-c6 d3-e3 d2-e2 e3-g3 \
+             f4-f5 e5-b5 c6-c5 b5-b6",
+            "b3-c3",
+        ),
+        (
+            "d3-e3 d6-e6 d5-d6 d2-c2 d4-d5 b4-b6 c4-c7 c2-c5 e3-b3",
+            "e6-e5",
+        ),
+    ];
+
+    /// The engine's game of `moves` from the start, as it follows the host.
+    fn followed(engine: &mut Engine, moves: &str) -> Game {
+        let mut game = engine.new_game(Position::start());
+        for m in moves.split_whitespace() {
+            game.play(m.parse().unwrap()).unwrap();
+        }
+        game
+    }
+
+    #[test]
+    fn told_the_hosts_ks_c_the_engine_no_longer_counts_a_capture_next_to_the_castle_as_its_win() {
+        let now = Instant::now();
+        for (moves, capture) in NEXT_TO_THE_CASTLE {
+            let capture: brandubh_rules::Move = capture.parse().unwrap();
+            for told in [false, true] {
+                let mut engine = tiny_engine();
+                if told {
+                    engine.handle_line(&format!("rules {}", otn::BRANDUBH_RULES), now);
+                }
+                engine.game = followed(&mut engine, moves);
+                let a = engine
+                    .thinker
+                    .think(&engine.game, Budget::Simulations(256))
+                    .unwrap();
+                let stats = a.moves.iter().find(|m| m.mv == capture).unwrap();
+                // Untold, the capture is a win in one (a terminal node, +1); told, a move
+                // after which the game goes on, as it does in OpenTafl.
+                assert_eq!(
+                    stats.q == Some(1.0),
+                    !told,
+                    "told {told}: {capture} {stats:?}"
+                );
+                let mut after = engine.game.clone();
+                after.play(capture).unwrap();
+                assert_eq!(after.is_over(), !told, "told {told}: {capture}");
+                if !told {
+                    assert_eq!(a.best_move, capture);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_player_is_told_once_that_rules_md_ended_the_game_the_host_plays_on() {
+        // The engine as White; OpenTafl's Black plays the capture next to the Castle,
+        // which OpenTafl (ks:c) does not see.
+        let now = Instant::now();
+        let (moves, capture) = NEXT_TO_THE_CASTLE[0];
+        let mut engine = tiny_engine();
+        engine.handle_line(&format!("rules {}", otn::BRANDUBH_RULES), now);
+        engine.game = followed(&mut engine, moves);
+        engine.ours = Some(Side::White);
+        let mut host = engine.game.clone();
+        host.play(capture.parse().unwrap()).unwrap();
+        let record = otn::write_position(host.position());
+        let step = engine.handle_line(&format!("opponent-move {capture} {record}"), now);
+        assert!(step.send.is_empty(), "{step:?}");
+        assert_eq!(engine.game().ply(), 18);
+        assert!(!engine.game().is_over());
+        let step = engine.handle_line("play defenders", now);
+        // The status line after the engine's move (the rules notice follows it).
+        let status = step.send.iter().find(|l| l.starts_with("status")).unwrap();
+        assert!(
+            status.contains(
+                "RULES.md ends this game at ply 18: b3-c3 captures the King (rule 7, Black wins)"
+            ),
+            "{step:?}"
+        );
+        // Said once: the next move's status line is the usual one.
+        assert_eq!(
+            engine.game().moves().last().map(ToString::to_string),
+            Some(sent_move(&step))
+        );
+        let record = otn::write_position(engine.game().position());
+        engine.handle_line(&format!("move {record}"), now);
+        let mut host = engine.game().clone();
+        let reply = host.legal_moves()[0];
+        host.play(reply).unwrap();
+        let record = otn::write_position(host.position());
+        let step = engine.handle_line(&format!("opponent-move {reply} {record}"), now);
+        assert!(!step.log.iter().any(|l| l.contains("adopting")), "{step:?}");
+        let step = engine.handle_line("play defenders", now);
+        assert!(
+            step.send.iter().all(|l| !l.contains("RULES.md ends")),
+            "{step:?}"
+        );
     }
 
     #[test]

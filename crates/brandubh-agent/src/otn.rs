@@ -15,15 +15,15 @@
 //! let pos: Position = "3A3/3A3/3D3/AADKDAA/3D3/3A3/3A3 w".parse().unwrap();
 //! assert_eq!(otn::write_position(&pos), "/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/");
 //! assert_eq!(otn::parse_position("/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/", Side::White).unwrap(), pos);
-//! // Accepted; two points OpenTafl cannot express are played under RULES.md anyway.
-//! let anyway: Vec<String> = otn::check_rules(otn::BRANDUBH_RULES).unwrap()
+//! // Accepted; the two points OpenTafl cannot express are reported.
+//! let differing: Vec<String> = otn::check_rules(otn::BRANDUBH_RULES).unwrap()
 //!     .into_iter().map(|d| d.key).collect();
-//! assert_eq!(anyway, ["tfr", "ks"]);
+//! assert_eq!(differing, ["tfr", "ks"]);
 //! ```
 
 use std::fmt;
 
-use brandubh_rules::{Move, Position, SIZE, Side};
+use brandubh_rules::{KingCapture, Move, Position, SIZE, Side};
 use thiserror::Error;
 
 /// The OTN rules string to configure in OpenTafl for Brandubh 2.5W: 7×7, the standard
@@ -34,12 +34,12 @@ use thiserror::Error;
 ///
 /// Chosen by measurement (`scripts/opentafl-rules.sh`, docs/guide/opentafl.md): over 400
 /// games of the shipped agent (11,020 positions) OpenTafl's own rules engine agrees with
-/// RULES.md on every legal move and capture under this string; it differs only at third
-/// repetitions (32 games; in 21 of them OpenTafl ends the game with RULES.md's eventual
-/// winner). With `ks:w` OpenTafl also captures the King in or next to the Castle where
-/// RULES.md does not (141 positions, 83 games differ); `ks:s`/`ks:m` miss 94 captures. No
-/// OTN string says RULES.md exactly: a King strong in the Castle only (rule 7) and Black's
-/// win at a fifth occurrence (rule 8.4) have no setting. OpenTafl judges the King's
+/// RULES.md on every legal move and every capture but the King's under this string. No OTN
+/// string says RULES.md exactly: a King strong in the Castle only (rule 7) and Black's win
+/// at a fifth occurrence (rule 8.4) have no setting. So the engine plays to the host's
+/// referee where the two differ: it searches with the host's King capture as well as rule
+/// 7 ([`host_king_capture`], [`KingRule::guarded`](brandubh_rules::KingRule::guarded)) and
+/// avoids a third repetition the host would judge against it. OpenTafl judges the King's
 /// hostile squares by the defenders' letter `T`, so the empty Castle is hostile to the King
 /// there whatever `cenhe` says about `K`.
 pub const BRANDUBH_RULES: &str = "dim:7 name:Brandubh_2.5W atkf:n tfr:l ks:c cenp:K cenhe:tT start:/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/";
@@ -71,6 +71,55 @@ pub fn third_repetition(rules: &str) -> ThirdRepetition {
     }
 }
 
+/// How the host captures the King under `rules` (a string [`check_rules`] accepted), as
+/// OpenTafl 0.4.8.0b reads `ks`: `c` strong on and next to the Castle, `w` (or `n`) weak,
+/// `m` middleweight (every neighbour on the board hostile), anything else, and no `ks` at
+/// all, strong (OpenTafl's default). Checked against OpenTafl's own rules engine
+/// (scripts/opentafl-king-check.sh).
+#[must_use]
+pub fn host_king_capture(rules: &str) -> KingCapture {
+    let ks = parse_rules(rules)
+        .ok()
+        .and_then(|s| s.into_iter().find(|(k, _)| k == "ks").map(|(_, v)| v));
+    king_capture_of(ks.as_deref().unwrap_or("s"))
+}
+
+/// OpenTafl's King strength `ks:VALUE` as a King capture.
+fn king_capture_of(ks: &str) -> KingCapture {
+    match ks {
+        "c" => KingCapture::STRONG_NEAR_CASTLE,
+        "w" | "n" => KingCapture::WEAK,
+        "m" => KingCapture::ENCLOSED,
+        _ => KingCapture::STRONG,
+    }
+}
+
+/// The host's King capture in words, for the rules notice.
+fn king_capture_words(ks: &str) -> &'static str {
+    match king_capture_of(ks) {
+        KingCapture::STRONG_NEAR_CASTLE => {
+            "the host's King is strong on and next to the Castle, RULES.md's only on it \
+             (rule 7): the engine's King captures count where both see them, and it guards \
+             its King against both"
+        }
+        KingCapture::WEAK => {
+            "the host's King is weak everywhere, the Castle included, RULES.md's strong on \
+             it (rule 7): the engine's King captures count where both see them, and it \
+             guards its King against both"
+        }
+        KingCapture::ENCLOSED => {
+            "the host's King is taken when every neighbour is hostile, RULES.md's by two \
+             off the Castle (rule 7): the engine's King captures count where both see them, \
+             and it guards its King against both"
+        }
+        _ => {
+            "the host's King is strong everywhere, RULES.md's only on the Castle (rule 7): \
+             the engine's King captures count where both see them, and it guards its King \
+             against both"
+        }
+    }
+}
+
 /// Longest OTN input accepted (a rules string is about 100 characters).
 pub const MAX_LEN: usize = 4096;
 
@@ -99,8 +148,9 @@ pub enum OtnError {
     },
 }
 
-/// A setting of the rules string that differs from RULES.md but is played under RULES.md
-/// anyway (the host may judge those points differently).
+/// A setting of the rules string that differs from RULES.md: the engine plays RULES.md,
+/// guarded against the host's judgement where it can be (the King's capture, a third
+/// repetition), and says so.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Deviation {
     /// The setting.
@@ -305,6 +355,8 @@ enum Judge {
     Any,
     /// Any value is played under RULES.md anyway; a value other than these is reported.
     Anyway(&'static [&'static str], &'static str),
+    /// The host's King capture (`ks`), which the engine plays to: reported with its words.
+    HostKing,
     /// A piece-type list: the letters among `t`, `T`, `K` must be exactly `want`.
     Pieces(&'static str, &'static str),
     /// A piece-type list: `t` and `T` must be exactly as in `want`; a King letter is
@@ -371,17 +423,12 @@ const SETTINGS: &[(&str, &str, Judge)] = {
             "d",
             Anyway(
                 &[],
-                "a position's fifth occurrence wins for Black (rule 8.4)",
+                "the host ends the game at a third repetition, RULES.md at the fifth, for \
+                 Black (rule 8.4): the engine avoids a third one the host would judge \
+                 against it",
             ),
         ),
-        (
-            "ks",
-            "s",
-            Anyway(
-                &[],
-                "the King is strong in the Castle only, weak elsewhere (rule 7)",
-            ),
-        ),
+        ("ks", "s", HostKing),
         (
             "surf",
             "y",
@@ -476,6 +523,7 @@ impl Judge {
         match *self {
             Judge::OneOf(values, why) if !values.contains(&value) => refuse(why),
             Judge::Anyway(values, note) if !values.contains(&value) => report(note),
+            Judge::HostKing => report(king_capture_words(value)),
             Judge::Pieces(want, why) if core_pieces(value, "tTK") != want => refuse(why),
             Judge::PiecesKingAnyway(want, why) if core_pieces(value, "tT") != want => refuse(why),
             Judge::PiecesKingAnyway(..) if value.contains('K') => {
@@ -494,8 +542,8 @@ fn core_pieces(list: &str, among: &str) -> String {
 }
 
 /// Checks that `rules` describes Brandubh 2.5W closely enough to play under RULES.md.
-/// Returns the settings played under RULES.md anyway (differences the host may judge its
-/// own way), or the first setting that makes it another game.
+/// Returns the settings that differ from RULES.md (the host judges those points its own
+/// way; [`Deviation`]), or the first setting that makes it another game.
 pub fn check_rules(rules: &str) -> Result<Vec<Deviation>, OtnError> {
     let settings = parse_rules(rules)?;
     let mut deviations = Vec::new();
@@ -615,11 +663,37 @@ mod tests {
         let keys = |r: &str| -> Vec<String> {
             check_rules(r).unwrap().into_iter().map(|d| d.key).collect()
         };
-        // Repetition and the King's strength cannot be said in OTN: played as RULES.md.
+        // Repetition and the King's strength cannot be said in OTN: reported.
         assert_eq!(keys(BRANDUBH_RULES), ["tfr", "ks"]);
         // The inverted start is the same (symmetric) position.
         let starti = BRANDUBH_RULES.replace("start:", "starti:");
         assert_eq!(keys(&starti), ["tfr", "ks"]);
+    }
+
+    #[test]
+    fn the_hosts_king_capture_is_read_as_opentafl_reads_it() {
+        let with = |ks: &str| BRANDUBH_RULES.replace("ks:c", ks);
+        assert_eq!(
+            host_king_capture(BRANDUBH_RULES),
+            KingCapture::STRONG_NEAR_CASTLE
+        );
+        for (ks, want) in [
+            ("ks:w", KingCapture::WEAK),
+            ("ks:n", KingCapture::WEAK),
+            ("ks:m", KingCapture::ENCLOSED),
+            ("ks:s", KingCapture::STRONG),
+            ("ks:y", KingCapture::STRONG),
+            ("ks:x", KingCapture::STRONG),
+            ("", KingCapture::STRONG),
+        ] {
+            assert_eq!(host_king_capture(&with(ks)), want, "{ks}");
+        }
+        // The notice says what the host does, then what RULES.md does.
+        let note = check_rules(BRANDUBH_RULES).unwrap()[1].to_string();
+        assert!(
+            note.starts_with("ks:c (the host's King is strong on and next to"),
+            "{note}"
+        );
     }
 
     #[test]

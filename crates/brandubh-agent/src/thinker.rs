@@ -10,7 +10,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use brandubh_net::NetEvaluator;
-use brandubh_rules::{Game, Move};
+use brandubh_rules::{Game, KingCapture, KingRule, Move};
 use brandubh_search::{
     AlgorithmConfig, Evaluator, Leaf, MAX_SIMULATIONS, Player, Proven, Search, SearchConfig,
     SearchError,
@@ -63,6 +63,8 @@ pub struct Thinker {
     search: Option<Search>,
     /// Set by another thread to end the running search now ([`Thinker::set_halt`]).
     halt: Option<Arc<AtomicBool>>,
+    /// The King capture of a host that referees the games ([`Thinker::set_referee`]).
+    referee: Option<KingCapture>,
 }
 
 impl Agent {
@@ -80,6 +82,7 @@ impl Agent {
             rate: 0.0,
             search: None,
             halt: None,
+            referee: None,
         })
     }
 }
@@ -112,6 +115,16 @@ impl Thinker {
     /// `None`: only the budget ends them (default).
     pub fn set_halt(&mut self, halt: Option<Arc<AtomicBool>>) {
         self.halt = halt;
+    }
+
+    /// A host referees the games by its own King capture `host` (OpenTafl's `ks:`), or
+    /// none (`None`, the default: the game's own rule). With a host, every search is by
+    /// [`KingRule::guarded`] for the side to move: its own King captures count only where
+    /// both RULES.md and the host see them, the opponent's where either does. Drops the
+    /// tree kept so far.
+    pub fn set_referee(&mut self, host: Option<KingCapture>) {
+        self.referee = host;
+        self.search = None;
     }
 
     /// Forgets the tree kept so far (a new game).
@@ -186,6 +199,36 @@ impl Thinker {
         Ok(analysis)
     }
 
+    /// Searches until `deadline` whatever the budget's plan, for an analysis that is given a
+    /// fixed time: a timed Gumbel search plans its simulations from the measured speed and
+    /// can end well before its deadline, so the search goes on over the kept tree (new
+    /// searches of the same root) while a tenth of the time, and at least 20 ms, is left.
+    /// The analysis is the last search's, with every search's simulations.
+    pub fn think_to(&mut self, game: &Game, deadline: Instant) -> Result<Analysis, AgentError> {
+        let start = Instant::now();
+        let time = deadline.saturating_duration_since(start);
+        let enough = (time / 10).max(Duration::from_millis(20));
+        let mut analysis = self.think_until(game, Budget::Time(time), Some(deadline))?;
+        while self.reuse {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left < enough {
+                break;
+            }
+            let more = self.think_until(game, Budget::Time(left), Some(deadline))?;
+            if more.simulations == 0 {
+                // Nothing left to search (a proven root).
+                break;
+            }
+            analysis = Analysis {
+                simulations: analysis.simulations + more.simulations,
+                reused: analysis.reused,
+                elapsed: start.elapsed(),
+                ..more
+            };
+        }
+        Ok(analysis)
+    }
+
     /// The most visited line of the kept tree from the last search's root, starting with
     /// `first`, at most `max_len` moves (just `first` when it is not in the tree).
     #[must_use]
@@ -214,15 +257,25 @@ impl Thinker {
         line
     }
 
-    /// The kept search moved on to `game` with a fresh budget, or a new one.
+    /// The kept search moved on to `game` with a fresh budget, or a new one; either way by
+    /// the King-capture rule of [`Thinker::set_referee`].
     fn take_search(&mut self, game: &Game, simulations: u32) -> Result<Search, SearchError> {
-        let kept = self.search.take().and_then(|s| s.follow(game));
+        let rule = self.referee.map_or(game.king_rule(), |host| {
+            KingRule::guarded(game.side_to_move(), host)
+        });
+        let kept = self
+            .search
+            .take()
+            .filter(|s| s.game().king_rule() == rule)
+            .and_then(|s| s.follow(game));
         let mut search = match kept {
             Some(s) => s,
             None => {
                 self.searches += 1;
+                let mut searched = game.clone();
+                searched.set_king_rule(rule);
                 Search::new(
-                    game.clone(),
+                    searched,
                     self.config.clone(),
                     self.seed.wrapping_add(self.searches),
                 )?

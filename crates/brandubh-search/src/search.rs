@@ -247,7 +247,9 @@ impl Search {
 
     /// This search moved on to `game` when `game` continues the game searched here (same
     /// start, this game's moves first), keeping the subtree of the moves played since;
-    /// `None` when it does not continue it.
+    /// `None` when it does not continue it, or when this search's game judges the moves
+    /// played since otherwise than `game` does (another King-capture rule, see
+    /// [`brandubh_rules::KingRule`]).
     #[must_use]
     pub fn follow(mut self, game: &Game) -> Option<Search> {
         let known = self.game.moves().len();
@@ -257,7 +259,9 @@ impl Search {
         (continues
             && game.moves()[known..]
                 .iter()
-                .all(|&mv| self.advance(mv).is_ok()))
+                .all(|&mv| self.advance(mv).is_ok())
+            && self.game.position() == game.position()
+            && self.game.outcome() == game.outcome())
         .then_some(self)
     }
 
