@@ -713,7 +713,10 @@ impl Engine {
                 };
                 let mv = allowed
                     .iter()
-                    .find(|m| self.host_accepts(m.mv, m.q.unwrap_or(a.value), step))
+                    .find(|m| {
+                        self.referees_agree(m.mv, step)
+                            && self.host_accepts(m.mv, m.q.unwrap_or(a.value), step)
+                    })
                     .unwrap_or(first)
                     .mv;
                 self.last_sent = Some((here, mv));
@@ -772,6 +775,27 @@ impl Engine {
         );
         step.log(&text);
         self.rulebook_end = RulebookEnd::ToSay(text);
+    }
+
+    /// Whether RULES.md and the host agree on whether `mv` ends the game. A move that
+    /// captures the King under rule 7 where the host sees no capture is skipped (and
+    /// logged): the host plays on, so it is no win, and the game's record would then end
+    /// otherwise under RULES.md than in the host. The guarded search already values it as
+    /// the host's game goes on; the next move of its ranking is played instead, or it when
+    /// there is no other.
+    fn referees_agree(&self, mv: brandubh_rules::Move, step: &mut Step) -> bool {
+        let here = self.game.position();
+        let rulebook = here.play_unchecked(mv).king_captured;
+        let host = here
+            .play_unchecked_with(mv, &KingRule::One(self.host_king))
+            .king_captured;
+        if rulebook && !host {
+            step.log(format!(
+                "not playing {mv}: it captures the King under RULES.md (rule 7), which the host \
+                 does not see"
+            ));
+        }
+        !rulebook || host
     }
 
     /// Whether the engine may play `mv` (its search's value `q` for the side to move) as
@@ -1154,6 +1178,9 @@ mod tests {
                 if !told {
                     assert_eq!(a.best_move, capture);
                 }
+                // Nor does it play it: RULES.md would end the game there, the host not.
+                let step = engine.handle_line("play attackers", now);
+                assert_eq!(sent_move(&step) == capture.to_string(), !told, "{step:?}");
             }
         }
     }
