@@ -14,7 +14,8 @@
 //!   thinking for a number of simulations or until a deadline ([`Budget`]);
 //! - [`clock`]: the time manager (how long to think on an OpenTafl clock);
 //! - [`otn`] and [`otep`]: OpenTafl's notation (rules strings, positions, moves) and its
-//!   engine protocol's commands, as pure parsers and writers.
+//!   engine protocol's commands, as pure parsers and writers; [`session`]: what the engine
+//!   protocols share.
 //!
 //! # The file format (version 1)
 //!
@@ -74,6 +75,7 @@ pub mod format;
 mod meta;
 pub mod otep;
 pub mod otn;
+pub mod session;
 mod thinker;
 
 pub use agent::{Agent, Analysis, Budget, MoveStats};

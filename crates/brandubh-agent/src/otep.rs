@@ -32,28 +32,20 @@
 use std::time::{Duration, Instant};
 
 use brandubh_rules::{Game, KingCapture, KingRule, Position, Side};
-use thiserror::Error;
 
-use crate::agent::{Analysis, Budget, MoveStats};
-use crate::clock::{GameClock, SideClock, TimeManager};
+use crate::agent::{Analysis, MoveStats};
+use crate::clock::{GameClock, SideClock};
 use crate::otn;
+use crate::session::Session;
+pub use crate::session::{CommandError, EngineOptions, MAX_LINE, MAX_WRITE, Step, ascii_line};
 use crate::thinker::Thinker;
 
-/// Longest command line accepted; longer ones are answered with an error and skipped.
-pub const MAX_LINE: usize = 16 * 1024;
 /// Most moves an `analyze` reply lists.
 pub const MAX_ANALYSIS_MOVES: u32 = 50;
 /// Longest principal line shown per move in an `analysis` reply.
 pub const MAX_LINE_MOVES: usize = 12;
 /// Longest analysis accepted, in seconds.
 pub const MAX_ANALYSIS_SECONDS: u32 = 3600;
-/// Most bytes the engine writes at once, line breaks included, and so the longest line it
-/// sends (less its line break). OpenTafl's host splits each read of the pipe at line
-/// breaks and takes the pieces as whole commands: a line cut across two reads is taken as
-/// two broken ones, and a broken `analysis` or `move` line ends OpenTafl (an uncaught
-/// exception). A pipe write of at most `PIPE_BUF` bytes (4096 on Linux) reaches the reader
-/// whole.
-pub const MAX_WRITE: usize = 4096;
 
 /// A command from the host.
 #[derive(Clone, Debug, PartialEq)]
@@ -95,24 +87,6 @@ pub enum Command {
     /// `error CODE`: the engine's last move was refused (1 wrong side, 2 illegal, 3–4
     /// berserk).
     Error(i32),
-}
-
-/// A line that is not a command this engine understands.
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-pub enum CommandError {
-    /// The first word is no OTEP command.
-    #[error("unknown command {0:?}")]
-    Unknown(String),
-    /// A known command with arguments that do not parse.
-    #[error("malformed {command} command {line:?}: {problem}")]
-    Malformed {
-        /// The command word.
-        command: &'static str,
-        /// The line (at most 80 characters of it).
-        line: String,
-        /// What is wrong.
-        problem: String,
-    },
 }
 
 /// `attackers` → Black, `defenders` → White.
@@ -251,31 +225,6 @@ fn parse_clock(args: &[&str]) -> Result<GameClock, &'static str> {
     })
 }
 
-/// What the engine does after one command.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Step {
-    /// Protocol lines to send, in order (without line breaks).
-    pub send: Vec<String>,
-    /// Lines for the log.
-    pub log: Vec<String>,
-    /// `Some(code)`: exit now with this status.
-    pub exit: Option<u8>,
-}
-
-impl Step {
-    /// Queues a protocol line: printable ASCII, at most [`MAX_WRITE`] - 1 bytes (a longer
-    /// one, such as a notice listing a huge rules string's settings, is cut).
-    fn send(&mut self, line: impl Into<String>) {
-        let mut line = ascii_line(&line.into());
-        line.truncate(MAX_WRITE - 1);
-        self.send.push(line);
-    }
-
-    fn log(&mut self, line: impl Into<String>) {
-        self.log.push(line.into());
-    }
-}
-
 /// The rest of a line that starts with OpenTafl's `dump [N]` (its evaluation-dump request,
 /// sent without a line break), or `None` for any other line.
 fn strip_dump(line: &str) -> Option<&str> {
@@ -283,29 +232,6 @@ fn strip_dump(line: &str) -> Option<&str> {
     let rest = rest.trim_start_matches(' ');
     let rest = rest.strip_prefix('-').unwrap_or(rest);
     Some(rest.trim_start_matches(|c: char| c.is_ascii_digit()))
-}
-
-/// `text` as one protocol line: printable ASCII only (anything else becomes `?`).
-#[must_use]
-pub fn ascii_line(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_ascii() && !c.is_ascii_control() {
-                c
-            } else {
-                '?'
-            }
-        })
-        .collect()
-}
-
-/// Engine settings beyond the agent's.
-#[derive(Clone, Debug, PartialEq)]
-pub struct EngineOptions {
-    /// How the clock is shared out.
-    pub time: TimeManager,
-    /// The simulations per move without a clock (the agent file's by default).
-    pub untimed_simulations: u32,
 }
 
 /// How the host started a game with the engine.
@@ -684,21 +610,14 @@ impl Engine {
             ));
             return;
         }
-        let (budget, deadline, plan) = match &self.clock {
-            Some(clock) => {
-                let ours = match side {
-                    Side::Black => clock.attackers,
-                    Side::White => clock.defenders,
-                };
-                let plan = self.options.time.plan(&ours, clock.overtime);
-                (Budget::Time(plan), Some(received + plan), Some(plan))
-            }
-            None => (
-                Budget::Simulations(self.options.untimed_simulations),
-                None,
-                None,
-            ),
-        };
+        let plan = self.clock.as_ref().map(|clock| {
+            let ours = match side {
+                Side::Black => clock.attackers,
+                Side::White => clock.defenders,
+            };
+            self.options.time.plan(&ours, clock.overtime)
+        });
+        let (budget, deadline) = self.options.budget(plan, received);
         match self.thinker.think_until(&self.game, budget, deadline) {
             Ok(a) => {
                 let here = *self.game.position();
@@ -891,6 +810,20 @@ impl Engine {
     }
 }
 
+impl Session for Engine {
+    fn greeting(&self) -> Option<&'static str> {
+        Some(Engine::hello())
+    }
+
+    fn handle_line(&mut self, line: &str, received: Instant) -> Step {
+        Engine::handle_line(self, line, received)
+    }
+
+    fn failure(&self) -> Option<&str> {
+        self.refusal()
+    }
+}
+
 /// `analysis K entry ...` with as many of `entries` (`line value`, best first) as fit in
 /// one write ([`MAX_WRITE`]): a cut `analysis` line would end OpenTafl, so the entries
 /// that do not fit are left out whole (the first always fits: at most
@@ -911,6 +844,7 @@ fn fit_analysis(entries: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::Budget;
 
     #[test]
     fn commands_parse() {
@@ -972,23 +906,8 @@ mod tests {
     }
 
     fn tiny_engine() -> Engine {
-        use brandubh_net::{Device, NetConfig};
-        let model = NetConfig::new()
-            .with_channels(8)
-            .with_blocks(1)
-            .init(&Device::flex());
-        let meta = crate::AgentMeta::new(
-            "tiny",
-            brandubh_search::SearchSettings::new(brandubh_search::Algorithm::Puct, 16),
-            crate::TrainingInfo::default(),
-            crate::SourceInfo::default(),
-        );
-        let agent = crate::Agent::from_model(&model, meta, "tiny.agent").unwrap();
-        let options = EngineOptions {
-            time: TimeManager::default(),
-            untimed_simulations: 16,
-        };
-        Engine::new(agent.thinker(1).unwrap(), options)
+        let (thinker, options) = crate::session::tiny_thinker();
+        Engine::new(thinker, options)
     }
 
     fn sent_move(step: &Step) -> String {
