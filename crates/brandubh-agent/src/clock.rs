@@ -1,5 +1,6 @@
 //! The time manager: how long to think for one move on a game clock, as OpenTafl's `clock`
-//! command describes it (main time, then byo-yomi style overtime periods).
+//! command describes it (main time, then byo-yomi style overtime periods), or on the
+//! Fischer clock of the hnefatafl-copenhagen protocol (a time added after every move).
 //!
 //! - **Main time.** Think for `1 / moves_to_go` of what is left after the safety margin;
 //!   what is left shrinks geometrically and never reaches zero, so a normal clock never
@@ -7,6 +8,8 @@
 //!   made inside the first period, which a move made in time does not use up.
 //! - **Overtime** (the host marks the time with `*`: it is what is left of the current
 //!   period). Think for `overtime_share` of it, less the margin.
+//! - **Fischer time** ([`TimeManager::plan_fischer`]). The main-time share plus the whole
+//!   increment, never more than is left: the increment comes back after the move.
 //! - **Safety margin**: a fixed allowance for the host, the pipes and the last network call
 //!   after the deadline, taken off before any share is computed.
 //!
@@ -112,6 +115,15 @@ impl TimeManager {
             share
         }
     }
+
+    /// How long to think for the move about to be made on a Fischer clock with `left` on
+    /// it and `increment` added after every move: `1 / moves_to_go` of what is left after
+    /// the margin, plus the increment, at most what is left after the margin.
+    #[must_use]
+    pub fn plan_fischer(&self, left: Duration, increment: Duration) -> Duration {
+        let usable = left.saturating_sub(self.margin);
+        (usable / self.moves_to_go.max(1) + increment).min(usable)
+    }
 }
 
 #[cfg(test)]
@@ -171,5 +183,23 @@ mod tests {
             periods: 0,
         };
         assert_eq!(tm.plan(&none, ot), MS(995));
+    }
+
+    #[test]
+    fn fischer_time_adds_the_increment_and_never_runs_out() {
+        let tm = TimeManager::default();
+        // hnefatafl-copenhagen's "8s + 2s": 7.9 s / 20 + 2 s.
+        assert_eq!(tm.plan_fischer(MS(8_000), MS(2_000)), MS(395 + 2_000));
+        // Below the increment, what is left after the margin.
+        assert_eq!(tm.plan_fischer(MS(1_000), MS(2_000)), MS(900));
+        assert_eq!(tm.plan_fischer(MS(50), MS(2_000)), Duration::ZERO);
+        // Spending each plan in full plus the whole margin, then getting the increment,
+        // the clock never reaches zero.
+        let mut left = MS(8_000);
+        for _ in 0..500 {
+            let spent = tm.plan_fischer(left, MS(2_000)) + tm.margin;
+            assert!(spent <= left, "{spent:?} of {left:?}");
+            left = left - spent + MS(2_000);
+        }
     }
 }
