@@ -6,6 +6,7 @@
 //! A failed check panics, which libFuzzer reports as a crash.
 
 pub mod agent;
+pub mod htp;
 pub mod otep;
 pub mod checkpoint;
 pub mod config;

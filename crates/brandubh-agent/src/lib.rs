@@ -14,8 +14,9 @@
 //!   thinking for a number of simulations or until a deadline ([`Budget`]);
 //! - [`clock`]: the time manager (how long to think on an OpenTafl clock);
 //! - [`otn`] and [`otep`]: OpenTafl's notation (rules strings, positions, moves) and its
-//!   engine protocol's commands, as pure parsers and writers; [`session`]: what the engine
-//!   protocols share.
+//!   engine protocol's commands, as pure parsers and writers;
+//! - [`htp`]: the hnefatafl-copenhagen project's Hnefatafl Text Protocol; [`session`]: what
+//!   the two engine protocols share.
 //!
 //! # The file format (version 1)
 //!
@@ -72,6 +73,7 @@ pub mod clock;
 mod error;
 mod export;
 pub mod format;
+pub mod htp;
 mod meta;
 pub mod otep;
 pub mod otn;

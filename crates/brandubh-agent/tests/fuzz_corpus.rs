@@ -1,6 +1,7 @@
-//! The fuzz targets `agent_file` and `otep` as regression tests: every input of their
-//! committed corpora (`fuzz/corpus/agent_file`, `fuzz/corpus/otep`) goes through the same
-//! checks the fuzzer runs (`fuzz/src/agent.rs`, `fuzz/src/otep.rs`).
+//! The fuzz targets `agent_file`, `otep` and `htp` as regression tests: every input of their
+//! committed corpora (`fuzz/corpus/agent_file`, `fuzz/corpus/otep`, `fuzz/corpus/htp`) goes
+//! through the same checks the fuzzer runs (`fuzz/src/agent.rs`, `fuzz/src/otep.rs`,
+//! `fuzz/src/htp.rs`).
 
 #![allow(
     clippy::unwrap_used,
@@ -24,4 +25,12 @@ mod otep;
 #[test]
 fn otep_corpus() {
     corpus::replay("otep", otep::parse);
+}
+
+#[path = "../../../fuzz/src/htp.rs"]
+mod htp;
+
+#[test]
+fn htp_corpus() {
+    corpus::replay("htp", htp::parse);
 }

@@ -1,9 +1,10 @@
-//! `brandubh engine [--agent FILE] [--threads N] [--log FILE] [--batch N] [--sims N]
-//! [--seed S]`: an agent as an OpenTafl engine (OTEP over stdin/stdout).
+//! `brandubh engine [--protocol otep|htp] [--agent FILE] [--threads N] [--log FILE]
+//! [--batch N] [--sims N] [--seed S]`: an agent as an OpenTafl engine (OTEP over
+//! stdin/stdout) or as a hnefatafl-copenhagen engine (its Hnefatafl Text Protocol).
 //!
-//! Thin: lines in, [`brandubh_agent::otep::Engine`] decides, lines out. stdout carries
-//! protocol lines only; the log (the traffic and what the engine decided) goes to stderr or
-//! to `--log FILE`.
+//! Thin: lines in, the protocol's [`Session`] ([`brandubh_agent::otep::Engine`],
+//! [`brandubh_agent::htp::Engine`]) decides, lines out. stdout carries protocol lines only;
+//! the log (the traffic and what the engine decided) goes to stderr or to `--log FILE`.
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -14,8 +15,8 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use brandubh_agent::otep::{Engine, EngineOptions, MAX_LINE, MAX_WRITE};
-use brandubh_agent::{Agent, MAX_BATCH, clock::TimeManager};
+use brandubh_agent::session::{EngineOptions, MAX_LINE, MAX_WRITE, Session, Step};
+use brandubh_agent::{Agent, MAX_BATCH, clock::TimeManager, htp, otep};
 
 use super::play::agent_path;
 use crate::out;
@@ -23,15 +24,22 @@ use crate::out;
 /// How long `play` waits for the `clock` line that the protocol sends right after it.
 const CLOCK_WAIT: Duration = Duration::from_millis(20);
 
-/// Run an agent as an OpenTafl engine (OTEP on stdin/stdout).
+/// Run an agent as an OpenTafl engine (OTEP on stdin/stdout), or with `--protocol htp` as
+/// an engine of the hnefatafl-copenhagen project (its Hnefatafl Text Protocol).
 ///
 /// Install it in OpenTafl with an .ini file in OpenTafl's engines folder (see
 /// docs/opentafl/brandubh.ini) and the rules string of docs/guide/opentafl.md. The
 /// engine plays RULES.md's Brandubh 2.5W: a rules string describing another game is
 /// refused (an `error` line when the host starts the game) with exit status 1. Nothing
-/// but `hello` is sent before the host's first `play` or `analyze`.
+/// but `hello` is sent before the host's first `play` or `analyze`. With `--protocol htp`
+/// it answers `board_size 7`, `play`, `generate_move`, `final_status` and the protocol's
+/// other commands as the project's `hnefatafl-text-protocol` does (docs/guide/hnefatafl.md).
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// The protocol on stdin/stdout: OpenTafl's engine protocol, or the hnefatafl-copenhagen
+    /// project's Hnefatafl Text Protocol.
+    #[arg(long, value_enum, default_value_t = Protocol::Otep)]
+    protocol: Protocol,
     #[arg(long, value_name = "FILE", help = super::play::AGENT_HELP)]
     agent: Option<PathBuf>,
     /// Threads for the network's inference (default: every core).
@@ -51,6 +59,15 @@ pub struct Args {
     /// Seed of the searches.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+}
+
+/// The protocols `--protocol` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Protocol {
+    /// OpenTafl's engine protocol (docs/guide/opentafl.md).
+    Otep,
+    /// The hnefatafl-copenhagen project's Hnefatafl Text Protocol (docs/guide/hnefatafl.md).
+    Htp,
 }
 
 /// Where log lines go.
@@ -106,9 +123,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         time: TimeManager::default(),
         untimed_simulations: args.sims.unwrap_or(agent.meta().search.simulations),
     };
-    let mut engine = Engine::new(thinker, options);
+    let mut engine: Box<dyn Session> = match args.protocol {
+        Protocol::Otep => Box::new(otep::Engine::new(thinker, options)),
+        Protocol::Htp => Box::new(htp::Engine::new(thinker, options)),
+    };
     log.line(t0, &format!("engine: {}", agent.meta().summary()));
-    send(&mut w, &mut log, t0, &[Engine::hello().to_owned()])?;
+    if let Some(greeting) = engine.greeting() {
+        send(&mut w, &mut log, t0, &[greeting.to_owned()])?;
+    }
 
     let lines = spawn_reader();
     let mut queue: VecDeque<(String, Instant)> = VecDeque::new();
@@ -119,7 +141,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             None => match lines.recv() {
                 Ok(item) => item,
                 Err(_) => {
-                    if let Some(why) = engine.refusal() {
+                    if let Some(why) = engine.failure() {
                         log.line(
                             t0,
                             &format!("end of input without a game: refused the rules: {why}"),
@@ -132,9 +154,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             },
         };
         log.line(t0, &format!("< {line}"));
-        let is_play = line.trim_start().starts_with("play");
+        let is_play = args.protocol == Protocol::Otep && line.trim_start().starts_with("play");
         if is_play && !last_was_clock {
-            // The protocol sends `clock` right after `play`: take it first.
+            // OTEP sends `clock` right after `play`: take it first.
             match lines.recv_timeout(CLOCK_WAIT) {
                 Ok((next, at)) if next.trim_start().starts_with("clock") => {
                     log.line(t0, &format!("< {next}"));
@@ -156,12 +178,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 /// Sends a step's lines and logs; the exit code it asks for.
-fn apply(
-    step: brandubh_agent::otep::Step,
-    w: &mut impl Write,
-    log: &mut Log,
-    t0: Instant,
-) -> anyhow::Result<Option<u8>> {
+fn apply(step: Step, w: &mut impl Write, log: &mut Log, t0: Instant) -> anyhow::Result<Option<u8>> {
     send(w, log, t0, &step.send)?;
     for line in &step.log {
         log.line(t0, line);
@@ -174,7 +191,7 @@ fn apply(
 
 /// Sends `lines` in as few writes as [`MAX_WRITE`] allows, never cutting a line: OpenTafl's
 /// host splits each read of the pipe at line breaks, so a line must never arrive in two
-/// reads (every line is shorter than [`MAX_WRITE`]; brandubh_agent::otep).
+/// reads (every line is shorter than [`MAX_WRITE`]; brandubh_agent::session).
 fn send(w: &mut impl Write, log: &mut Log, t0: Instant, lines: &[String]) -> anyhow::Result<()> {
     for chunk in writes(lines) {
         w.write_all(chunk.as_bytes())?;
