@@ -92,3 +92,36 @@ opentafl_classpath() {
     exit 2
   fi
 }
+
+# rules_series AGENT: plays the series the referee comparisons replay, `brandubh match` of
+# AGENT against alphabeta:3 and against itself over the caller's `matches`, `seed` and
+# `threads` into $out (call out_dir and brandubh_binary first), adding each --json report to
+# `reports`.
+rules_series() {
+  local agent=$1 opponent report
+  for opponent in alphabeta:3 "$agent"; do
+    report="$out/$(echo "$opponent" | tr -c 'a-z0-9\n' '_').json"
+    echo "+ brandubh match $agent $opponent --matches $matches --seed $seed --json" >&2
+    "$BRANDUBH" match "$agent" "$opponent" --matches "$matches" --seed "$seed" \
+      --threads "$threads" --json >"$report"
+    reports+=("$report")
+  done
+}
+
+# replay_reports FILE REPORT...: every game of the `brandubh match --json` reports replayed
+# by `brandubh replay` (RULES.md's judgement of each move), one JSON line a game,
+# `{"id":"REPORT/MATCH.GAME","plies":[...]}`, written to FILE. Needs jq.
+replay_reports() {
+  local games=$1 report name id moves
+  shift
+  : >"$games"
+  for report in "$@"; do
+    name=$(basename "$report" .json)
+    jq -r '.match_records[] | .index as $m | .moves | to_entries[] | "\($m).\(.key) \(.value)"' \
+      "$report" | while read -r id moves; do
+      # shellcheck disable=SC2086 # the moves are separate arguments
+      "$BRANDUBH" replay $moves | jq -cs --arg id "$name/$id" '{id: $id, plies: .}' >>"$games"
+    done
+  done
+  echo "# $(wc -l <"$games") games from $*" >&2
+}

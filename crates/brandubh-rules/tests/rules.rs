@@ -667,3 +667,37 @@ fn rule_7_variants_capture_exactly_where_opentafl_does() {
     );
     assert!(rulebook_differs > 100, "{rulebook_differs}");
 }
+
+/// The hnefatafl-copenhagen project's referee (`hnefatafl-text-protocol` 6.4.1, board size
+/// 7) judged 3,000 Black moves next to the King in positions of seeded random games
+/// (tests/data/hnefatafl-king.tsv, made by scripts/hnefatafl-king-check.sh): it takes the
+/// King exactly where rule 7 does, in the Castle, next to it, on the edge and elsewhere, so
+/// the HTP engine needs no King-capture variant of its own.
+#[test]
+fn rule_7_captures_the_king_exactly_where_hnefatafl_copenhagen_does() {
+    let (mut cases, mut captures) = (0, std::collections::BTreeMap::new());
+    for line in include_str!("data/hnefatafl-king.tsv").lines() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let cols: Vec<&str> = line.split('\t').collect();
+        assert_eq!(cols.len(), 3, "{line}");
+        let (p, m) = (pos(cols[0]), mv(cols[1]));
+        let theirs = cols[2] == "1";
+        assert_eq!(p.play_unchecked(m).king_captured, theirs, "{p} {m}");
+        let king = p.king();
+        let kind = if king == Square::CASTLE {
+            "in the Castle"
+        } else if Square::CASTLE.bb().neighbours().contains(king) {
+            "next to the Castle"
+        } else {
+            "elsewhere"
+        };
+        *captures.entry(kind).or_insert(0) += usize::from(theirs);
+        cases += 1;
+    }
+    assert_eq!(cases, 3000);
+    // Captures of every kind are among the cases, and many moves that spare him.
+    assert_eq!(captures.len(), 3, "{captures:?}");
+    assert!(captures.values().all(|&c| c >= 40), "{captures:?}");
+}
