@@ -41,23 +41,8 @@ javac -nowarn -d "$out/harness" -cp "$opentafl_cp" scripts/opentafl/RulesCheck.j
 # The games.
 reports=("$@")
 if [ ${#reports[@]} -eq 0 ]; then
-  for opponent in alphabeta:3 "$agent"; do
-    report="$out/$(echo "$opponent" | tr -c 'a-z0-9\n' '_').json"
-    echo "+ brandubh match $agent $opponent --matches $matches --seed $seed --json" >&2
-    "$BRANDUBH" match "$agent" "$opponent" --matches "$matches" --seed "$seed" \
-      --threads "$threads" --json >"$report"
-    reports+=("$report")
-  done
+  rules_series "$agent"
 fi
 games="$out/games.jsonl"
-: >"$games"
-for report in "${reports[@]}"; do
-  name=$(basename "$report" .json)
-  jq -r '.match_records[] | .index as $m | .moves | to_entries[] | "\($m).\(.key) \(.value)"' \
-    "$report" | while read -r id moves; do
-    # shellcheck disable=SC2086 # the moves are separate arguments
-    "$BRANDUBH" replay $moves | jq -cs --arg id "$name/$id" '{id: $id, plies: .}' >>"$games"
-  done
-done
-echo "# $(wc -l <"$games") games from ${reports[*]}" >&2
+replay_reports "$games" "${reports[@]}"
 java -cp "$opentafl_cp:$out/harness" RulesCheck "$games" "$rules_file" "$examples"
