@@ -199,6 +199,15 @@ pub struct SelfPlayConfig {
     /// (Files written before this key moved here may still give it as
     /// `search.symmetry_at_inference`; it is read from there too.)
     pub symmetry_at_inference: bool,
+    /// Positions the evaluation caches hold, all workers together
+    /// (`brandubh_search::EvalCache`: a position met again, or a mirror image of it, is
+    /// answered from the cache instead of the network); `0` turns them off. Each worker
+    /// has its own share, emptied when the network changes, so seeded sessions still
+    /// repeat exactly. 64 bytes a slot and 6 a legal move of each position held (about
+    /// 300 bytes a position). Default `0`: off (not written to files then);
+    /// `configs/default.toml` sets it.
+    #[serde(skip_serializing_if = "is_zero_u32")]
+    pub eval_cache: u32,
 }
 
 impl Default for SelfPlayConfig {
@@ -219,6 +228,7 @@ impl Default for SelfPlayConfig {
             sparring_fraction: 0.0,
             sparring_depth: DEFAULT_SPARRING_DEPTH,
             symmetry_at_inference: true,
+            eval_cache: 0,
         }
     }
 }
@@ -994,6 +1004,10 @@ pub const RANGES: &[(&str, Range)] = &[
         Float(Closed(0.0), Closed(1.0)),
     ),
     ("selfplay.sparring_depth", Int(1, 8)),
+    (
+        "selfplay.eval_cache",
+        Int(0, brandubh_search::MAX_CACHE_POSITIONS as i64),
+    ),
     ("training.batch_size", Int(1, 65_536)),
     ("training.steps_per_iteration", Int(1, 1_000_000)),
     ("training.learning_rate", LEARNING_RATE),
@@ -1040,7 +1054,7 @@ pub(crate) fn is_zero_u32(v: &u32) -> bool {
     *v == 0
 }
 
-fn is_zero_f64(v: &f64) -> bool {
+pub(crate) fn is_zero_f64(v: &f64) -> bool {
     *v == 0.0
 }
 

@@ -118,9 +118,14 @@ pub struct IterationMetrics {
     pub positions: u64,
     /// Positions recorded since the run started.
     pub total_positions: u64,
-    /// Network evaluations per second during self-play.
+    /// Leaves evaluated per second during self-play, those the evaluation cache answered
+    /// included (their share: `cache_hit_rate`).
     #[serde(with = "nan_as_null")]
     pub evaluations_per_s: f64,
+    /// Share of self-play's leaves the evaluation cache answered (`selfplay.eval_cache`);
+    /// 0 without it (not written then).
+    #[serde(default, skip_serializing_if = "crate::config::is_zero_f64")]
+    pub cache_hit_rate: f64,
     /// Mean length of the self-play games, in plies.
     #[serde(with = "nan_as_null")]
     pub mean_game_length: f64,
@@ -320,6 +325,7 @@ pub(crate) mod tests {
             positions: 2400,
             total_positions: 2400 * u64::from(i),
             evaluations_per_s: 1500.0 + 10.0 * x,
+            cache_hit_rate: 0.2,
             mean_game_length: 40.0 + 20.0 * (x / 5.0).sin(),
             white_win_rate: 0.3 + 0.02 * x,
             black_win_rate: 0.6 - 0.02 * x,

@@ -48,6 +48,7 @@
 
 mod alphabeta;
 mod batch;
+mod cache;
 mod config;
 mod error;
 mod evaluator;
@@ -64,6 +65,7 @@ mod tree;
 
 pub use alphabeta::{AlphaBetaConfig, AlphaBetaPlayer, AlphaBetaResult, WIN};
 pub use batch::{Batcher, Round};
+pub use cache::{CacheStats, CachedEvaluator, EvalCache, MAX_CACHE_POSITIONS, canonical};
 pub use config::{
     AlgorithmConfig, Fpu, GumbelConfig, MAX_ROOT_PROOF_PLIES, PuctConfig, ROOT_PROOF_NODES,
     SearchConfig, SettingError, VERIFY_NODES,

@@ -778,6 +778,7 @@ impl Iteration<'_> {
             positions: t.positions,
             total_positions: state.total_positions,
             evaluations_per_s: games.stats.evaluations_per_second(),
+            cache_hit_rate: games.stats.cache_hit_rate(),
             mean_game_length: t.rate(t.plies),
             white_win_rate: t.selfplay_rate(t.white_wins),
             black_win_rate: t.selfplay_rate(t.black_wins),
@@ -848,10 +849,7 @@ pub(crate) fn play_games(
     let (model, _) = checkpoint::load(batch.checkpoint, &plain, Some(&net_config(config)))?;
     let mut settings = SelfPlaySettings::new(config).map_err(SearchError::from)?;
     settings.forks = Arc::clone(&batch.forks);
-    // With a worker per core, each worker's forward passes run on its own thread: split
-    // over rayon's pool as well, they measured 0.8× the self-play rate (`brandubh bench`).
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let split = settings.threads() < cores;
+    let split = split_forward(settings.threads());
     let fast = (!options.selfplay_on_device)
         .then(|| Arc::new(FastNet::from_model(&model).with_parallel(split)));
     let symmetry = config.selfplay.symmetry_at_inference;
@@ -895,6 +893,15 @@ pub(crate) fn play_games(
     )?;
     flush(&mut pending)?;
     Ok((tally, stats))
+}
+
+/// Whether self-play's forward passes are split over rayon's pool (`FastNet::with_parallel`)
+/// with `threads` workers: only when there are fewer workers than cores. With a worker per
+/// core, each worker's forward passes run on its own thread: split as well, they measured
+/// 0.8× the self-play rate (`brandubh bench` measures both).
+#[must_use]
+pub fn split_forward(threads: usize) -> bool {
+    threads < std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// What the games of `iteration` fork from: the games of the iteration before, if the run

@@ -7,10 +7,14 @@
 //! the caller, who writes it to disk as games arrive.
 //!
 //! Seeded sessions repeat exactly, whatever the threads' timing: worker `w` of `T` plays
-//! the games `w, w + T, w + 2T, …` (so each worker's games, batches and evaluator state
-//! depend on the seed alone, as with one worker), and the caller receives the games in
+//! the games `w, w + T, w + 2T, …` (so each worker's games, batches, evaluator state and
+//! evaluation cache depend on the seed alone, as with one worker), and the caller receives the games in
 //! index order (so chunks, the replay window and a resumed iteration see the same games in
 //! the same order: the games written are always the first ones).
+//!
+//! With `selfplay.eval_cache` each worker keeps an [`EvalCache`] in front of its
+//! evaluator: a leaf whose position (or a mirror image of it) the worker evaluated before
+//! in the session is answered from it.
 //!
 //! In a share of the games (`selfplay.sparring_fraction`) White is the
 //! alpha-beta searcher instead of the network: the worker plays its moves at once, on its
@@ -26,8 +30,8 @@ use brandubh_rules::{Game, Move, Position, Side};
 use brandubh_run::config::{RunConfig, SelfPlayConfig};
 use brandubh_run::replay::{GameRecord, GameResult, PositionRecord};
 use brandubh_search::{
-    AlphaBetaConfig, AlphaBetaPlayer, Batcher, Evaluator, Search, SearchConfig, SearchError,
-    SearchResult, SettingError,
+    AlphaBetaConfig, AlphaBetaPlayer, Batcher, CachedEvaluator, EvalCache, Evaluator, Search,
+    SearchConfig, SearchError, SearchResult, SettingError,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -57,8 +61,13 @@ pub struct SelfPlayStats {
     pub positions: u64,
     /// Moves played, in all games.
     pub moves: u64,
-    /// Leaves evaluated by the evaluators.
+    /// Leaves the searches had evaluated, those the evaluation caches answered included.
     pub evaluations: u64,
+    /// Of those, the leaves the workers' evaluation caches answered (`selfplay.eval_cache`),
+    /// so that the evaluators saw `evaluations - cache_hits`.
+    pub cache_hits: u64,
+    /// Bytes the workers' evaluation caches held at their end, together.
+    pub cache_bytes: u64,
     /// Evaluator calls (batches).
     pub batches: u64,
     /// Wall time of the whole session.
@@ -76,10 +85,23 @@ impl SelfPlayStats {
         self.evaluations as f64 / self.wall.as_secs_f64().max(1e-9)
     }
 
-    /// Mean leaves per evaluator call.
+    /// Mean leaves per evaluator call (before the cache).
     #[must_use]
     pub fn mean_batch(&self) -> f64 {
         self.evaluations as f64 / (self.batches.max(1)) as f64
+    }
+
+    /// The share of leaves the evaluation caches answered (0 without them).
+    #[must_use]
+    pub fn cache_hit_rate(&self) -> f64 {
+        self.cache_hits as f64 / self.evaluations.max(1) as f64
+    }
+
+    /// Leaves the evaluators themselves evaluated per second of wall time.
+    #[must_use]
+    pub fn network_evaluations_per_second(&self) -> f64 {
+        (self.evaluations - self.cache_hits.min(self.evaluations)) as f64
+            / self.wall.as_secs_f64().max(1e-9)
     }
 }
 
@@ -355,6 +377,8 @@ struct Shared {
     /// Set when the session stops early (an error).
     stop: AtomicBool,
     evaluations: AtomicU64,
+    cache_hits: AtomicU64,
+    cache_bytes: AtomicU64,
     batches: AtomicU64,
     eval_nanos: AtomicU64,
     worker_nanos: AtomicU64,
@@ -363,6 +387,8 @@ struct Shared {
 impl Shared {
     fn stats_into(&self, stats: &mut SelfPlayStats, t0: Instant) {
         stats.evaluations = self.evaluations.load(Ordering::Relaxed);
+        stats.cache_hits = self.cache_hits.load(Ordering::Relaxed);
+        stats.cache_bytes = self.cache_bytes.load(Ordering::Relaxed);
         stats.batches = self.batches.load(Ordering::Relaxed);
         stats.wall = t0.elapsed();
         stats.eval_time = Duration::from_nanos(self.eval_nanos.load(Ordering::Relaxed));
@@ -390,6 +416,8 @@ struct Worker<'a, E> {
     /// The number of workers.
     stride: u64,
     evaluator: E,
+    /// The worker's evaluation cache (its share of `selfplay.eval_cache`; `None` when 0).
+    cache: Option<EvalCache>,
     slots: Vec<Slot>,
     /// Games that ended as they started (see [`SelfPlaySettings::start_game`]), handed
     /// over with the next round's.
@@ -440,13 +468,26 @@ impl<E: Evaluator> Worker<'_, E> {
     /// One batched round over every game's search.
     fn step(&mut self) -> Result<(), SearchError> {
         let mut searches: Vec<&mut Search> = self.slots.iter_mut().map(|s| &mut s.search).collect();
-        let round = self.batcher.round(
-            &mut searches,
-            self.settings.config.leaves_per_game as usize,
-            &mut self.evaluator,
-        )?;
+        let leaves_per_game = self.settings.config.leaves_per_game as usize;
+        let (round, hits) = match &mut self.cache {
+            Some(cache) => {
+                let before = cache.stats().hits;
+                let mut cached = CachedEvaluator {
+                    inner: &mut self.evaluator,
+                    cache,
+                };
+                let round = self.batcher.round(&mut searches, leaves_per_game, &mut cached)?;
+                (round, cache.stats().hits - before)
+            }
+            None => (
+                self.batcher
+                    .round(&mut searches, leaves_per_game, &mut self.evaluator)?,
+                0,
+            ),
+        };
         if round.leaves > 0 {
             let shared = self.shared;
+            shared.cache_hits.fetch_add(hits, Ordering::Relaxed);
             shared
                 .eval_nanos
                 .fetch_add(round.eval_time.as_nanos() as u64, Ordering::Relaxed);
@@ -519,11 +560,19 @@ where
                     next: worker as u64,
                     stride: workers as u64,
                     evaluator: make_evaluator(worker),
+                    cache: (settings.config.eval_cache > 0).then(|| {
+                        EvalCache::new((settings.config.eval_cache / workers as u32).max(1))
+                    }),
                     slots: Vec::new(),
                     ended_at_start: Vec::new(),
                     batcher: Batcher::new(),
                 };
                 let result = w.run(&tx);
+                if let Some(cache) = &w.cache {
+                    shared
+                        .cache_bytes
+                        .fetch_add(cache.bytes() as u64, Ordering::Relaxed);
+                }
                 shared
                     .worker_nanos
                     .fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
@@ -721,6 +770,54 @@ mod tests {
         // The evaluators' state does decide the games: a different split of the games
         // between workers plays others.
         assert_ne!(collect_rollouts(1, 5), first);
+    }
+
+    /// Uniform evaluations, counting the leaves it is asked for.
+    struct CountingUniform<'a>(&'a AtomicU64);
+    impl Evaluator for CountingUniform<'_> {
+        fn evaluate(&mut self, leaves: &[brandubh_search::Leaf]) -> Vec<brandubh_search::Evaluation> {
+            self.0.fetch_add(leaves.len() as u64, Ordering::Relaxed);
+            UniformEvaluator.evaluate(leaves)
+        }
+    }
+
+    #[test]
+    fn the_evaluation_cache_answers_recurring_positions_without_changing_the_games() {
+        for threads in [1, 2] {
+            let plain = collect(threads, 9);
+            let mut s = settings(threads);
+            s.config.eval_cache = 4096;
+            let asked = AtomicU64::new(0);
+            let cached = games_of(&s, 9, |_| CountingUniform(&asked));
+            // Uniform priors are the same under every symmetry, so a cached evaluation is
+            // exactly what the evaluator would have said: the same games, the same leaves.
+            assert_eq!(cached.0, plain.0);
+            assert_eq!(cached.1.evaluations, plain.1.evaluations);
+            assert_eq!(cached.1.batches, plain.1.batches);
+            assert_eq!((plain.1.cache_hits, plain.1.cache_bytes), (0, 0));
+            let hits = cached.1.cache_hits;
+            assert!(hits > 0 && hits < cached.1.evaluations, "{hits} hits");
+            // The evaluators saw only the misses.
+            assert_eq!(asked.load(Ordering::Relaxed), cached.1.evaluations - hits);
+            // 4,096 slots in all, split between the workers.
+            assert!(cached.1.cache_bytes >= 4096 * 64 && cached.1.cache_bytes < 4096 * 64 + 400_000);
+            assert!(cached.1.cache_hit_rate() > 0.0 && cached.1.cache_hit_rate() < 1.0);
+        }
+    }
+
+    #[test]
+    fn seeded_sessions_with_the_cache_repeat_with_several_workers() {
+        let mut s = settings(2);
+        s.config.eval_cache = 1024;
+        let run = || games_of(&s, 5, |w| RolloutEvaluator::new(100 + w as u64, 12));
+        let first = run();
+        assert!(first.1.cache_hits > 0);
+        for _ in 0..2 {
+            assert_eq!(run().0, first.0);
+        }
+        // A hit skips the evaluator's random draws, so a stateful evaluator plays other
+        // games with the cache than without.
+        assert_ne!(first.0, collect_rollouts(2, 5));
     }
 
     /// Why a test session stopped.

@@ -11,7 +11,7 @@ use brandubh_net::engine::{Engine, EngineKind};
 use brandubh_net::fast::{ConvAlgorithm, SimdLevel};
 use brandubh_net::optimize::{BatchBuilder, Trainer};
 use brandubh_net::{FastNet, NetEvaluator};
-use brandubh_rules::{Game, Symmetry};
+use brandubh_rules::{Game, Side, Symmetry};
 use brandubh_run::config::{RunConfig, TrainingEngine};
 use brandubh_search::{Evaluator, Leaf};
 use brandubh_train::run;
@@ -26,10 +26,13 @@ use crate::{backend, out};
 /// Builds the configuration's network (fresh seeded weights), measures its forward rate
 /// at several batch sizes and at the self-play batch size with the self-play thread count,
 /// then plays self-play games and reports network evaluations per second inside self-play
-/// and their ratio to the raw rate (target: at least 90 %), once with each forward pass
-/// split over rayon's pool (as `train` runs it) and once on each worker's own thread; last,
+/// and their ratio to the raw rate (target: at least 90 %), once with the forward passes
+/// run as `train` runs them (on each worker's own thread when there is a worker per core,
+/// split over rayon's pool otherwise) and once the other way; last,
 /// the training step of both engines (the fast one on the same kernels as the forward
-/// pass), measured in turn. The first line names the CPU and the kernels.
+/// pass), measured in turn. The first line names the CPU and the kernels. With
+/// `selfplay.eval_cache` set, self-play is played twice with the same seeds, without the
+/// evaluation cache and with it, and both are reported side by side.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The run configuration (TOML) whose network and self-play settings are measured.
@@ -54,6 +57,11 @@ pub struct Args {
     /// self-play evaluations/s, and where each phase should run (docs/guide/gpu.md).
     #[arg(long, value_name = "DEVICE", default_value = "cpu", value_parser = crate::backend::parse_device)]
     device: crate::backend::DeviceChoice,
+    /// Measure this exported agent's network (its trained weights and shape) instead of
+    /// fresh weights of the configuration's shape: positions recur, and the cache hits, as
+    /// they do for a trained network.
+    #[arg(long, value_name = "FILE")]
+    agent: Option<PathBuf>,
     /// Print only the CPU's name (model, family and model numbers, logical CPUs), as
     /// benchmarks name it and match reports record it, and exit.
     #[arg(long)]
@@ -273,10 +281,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         crate::cmd::bench_gpu::run(&config, &gpu, args.seconds / 2.0, args.games)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let device = brandubh_net::device::cpu();
-    device.seed(config.seed);
-    let model = run::net_config(&config).init(&device);
-    let mut net = FastNet::from_model(&model);
+    let mut net = match &args.agent {
+        Some(path) => (**brandubh_agent::Agent::load(path)?.net()).clone(),
+        None => {
+            let device = brandubh_net::device::cpu();
+            device.seed(config.seed);
+            FastNet::from_model(&run::net_config(&config).init(&device))
+        }
+    };
     if let Some(name) = &args.simd {
         let level = SimdLevel::from_name(name)
             .with_context(|| format!("--simd {name}: expected avx512, avx2 or scalar"))?;
@@ -286,8 +298,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let algorithm = ConvAlgorithm::from_name(&args.conv)
         .with_context(|| format!("--conv {}: expected winograd or direct", args.conv))?;
-    let net = Arc::new(net.with_conv_algorithm(algorithm));
     let settings = SelfPlaySettings::new(&config)?;
+    let split = run::split_forward(settings.threads());
+    let net = Arc::new(net.with_conv_algorithm(algorithm).with_parallel(split));
     // Flushed before each measurement, so that the figures appear as they are measured and
     // a closed pipe ends the command at once.
     let mut w = out::stdout();
@@ -296,18 +309,39 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let games = args
         .games
         .unwrap_or(4 * settings.threads() as u64 * u64::from(config.selfplay.concurrent_games));
-    let selfplay = measure_selfplay(&mut w, &net, &settings, config.seed, games)?;
+    let cache = settings.config.eval_cache;
+    let selfplay = if cache > 0 {
+        let mut uncached = settings.clone();
+        uncached.config.eval_cache = 0;
+        writeln!(w, "without the evaluation cache:")?;
+        let before = measure_selfplay(&mut w, &net, &uncached, config.seed, games)?;
+        writeln!(
+            w,
+            "with the evaluation cache ({cache} positions, {} a worker), the same games' seeds:",
+            (cache / settings.threads() as u32).max(1)
+        )?;
+        let after = measure_selfplay(&mut w, &net, &settings, config.seed, games)?;
+        compare_cache(&mut w, &before, &after)?;
+        after
+    } else {
+        measure_selfplay(&mut w, &net, &settings, config.seed, games)?
+    };
     compare_with_raw(&mut w, &net, &selfplay, settings.threads(), args.seconds)?;
-    let own_thread = Arc::new((*net).clone().with_parallel(false));
+    let other_way = Arc::new((*net).clone().with_parallel(!split));
     writeln!(
         w,
-        "the same with each forward pass on its worker's own thread:"
+        "the same with each forward pass {} (not as train runs it):",
+        if split {
+            "on its worker's own thread"
+        } else {
+            "split over rayon's pool"
+        }
     )?;
-    let alone = measure_selfplay(&mut w, &own_thread, &settings, config.seed, games)?;
+    let other = measure_selfplay(&mut w, &other_way, &settings, config.seed, games)?;
     compare_with_raw(
         &mut w,
-        &own_thread,
-        &alone,
+        &other_way,
+        &other,
         settings.threads(),
         args.seconds,
     )?;
@@ -359,6 +393,8 @@ fn measure_forward(w: &mut impl Write, net: &FastNet, seconds: f64) -> anyhow::R
 struct SelfPlayRun {
     stats: SelfPlayStats,
     wall_s: f64,
+    /// Games White won (by the rules).
+    white_wins: u64,
 }
 
 /// Plays `games` self-play games and reports their rates.
@@ -370,13 +406,26 @@ fn measure_selfplay(
     games: u64,
 ) -> anyhow::Result<SelfPlayRun> {
     let t0 = Instant::now();
+    let mut white_wins = 0;
+    // As `train` evaluates: a random symmetry a leaf where the configuration asks for it.
+    let symmetry = settings.config.symmetry_at_inference;
     let stats = selfplay::play::<_, _, _, anyhow::Error>(
         settings,
         seed,
         0,
         games,
-        |_| NetEvaluator::new(Arc::clone(net)),
-        |_, _| Ok(()),
+        |worker| {
+            let ev = NetEvaluator::new(Arc::clone(net));
+            if symmetry {
+                ev.with_random_symmetry(seed ^ worker as u64)
+            } else {
+                ev
+            }
+        },
+        |game, _| {
+            white_wins += u64::from(game.result.winner() == Some(Side::White));
+            Ok(())
+        },
     )?;
     let wall = t0.elapsed().as_secs_f64();
     writeln!(
@@ -391,15 +440,50 @@ fn measure_selfplay(
     writeln!(
         w,
         "self-play: {:.0} network evaluations/s, mean batch {:.1}, {:.0} % of worker time inside the evaluator",
-        stats.evaluations_per_second(),
-        stats.mean_batch(),
+        stats.network_evaluations_per_second(),
+        network_batch(&stats),
         100.0 * stats.eval_time.as_secs_f64() / stats.worker_time.as_secs_f64().max(1e-9)
     )?;
+    if stats.cache_hits > 0 {
+        writeln!(
+            w,
+            "self-play: {:.0} evaluations/s counting the cache's answers; cache hit rate {:.1} %, caches {:.1} MB",
+            stats.evaluations_per_second(),
+            100.0 * stats.cache_hit_rate(),
+            stats.cache_bytes as f64 / 1e6
+        )?;
+    }
     out::flush(w)?;
     Ok(SelfPlayRun {
         stats,
         wall_s: wall,
+        white_wins,
     })
+}
+
+/// Leaves per evaluator call that reached the network (the cache's answers left out).
+fn network_batch(stats: &SelfPlayStats) -> f64 {
+    (stats.evaluations - stats.cache_hits) as f64 / stats.batches.max(1) as f64
+}
+
+/// The cache's effect: the same games' seeds without and with it. (The games are not the
+/// same games: a hit answers with the evaluation of a mirror image, and skips a draw of
+/// the random symmetries.)
+fn compare_cache(w: &mut impl Write, before: &SelfPlayRun, after: &SelfPlayRun) -> anyhow::Result<()> {
+    let rate = |r: &SelfPlayRun, x: u64| x as f64 / r.wall_s.max(1e-9);
+    let white = |r: &SelfPlayRun| 100.0 * r.white_wins as f64 / r.stats.games.max(1) as f64;
+    writeln!(
+        w,
+        "evaluation cache: {:.2}x games/hour, {:.2}x moves/s, {:.2}x evaluations/s counting its answers, {:.2}x the network's own rate; White won {:.1} % of the games without it, {:.1} % with it",
+        rate(after, after.stats.games) / rate(before, before.stats.games).max(1e-9),
+        rate(after, after.stats.moves) / rate(before, before.stats.moves).max(1e-9),
+        after.stats.evaluations_per_second() / before.stats.evaluations_per_second().max(1e-9),
+        after.stats.network_evaluations_per_second()
+            / before.stats.network_evaluations_per_second().max(1e-9),
+        white(before),
+        white(after),
+    )?;
+    Ok(())
 }
 
 /// The raw rate of the same evaluator at the batch size self-play achieved, with the same
@@ -412,7 +496,7 @@ fn compare_with_raw(
     threads: usize,
     seconds: f64,
 ) -> anyhow::Result<()> {
-    let mean_batch = selfplay.stats.mean_batch().round().max(1.0) as usize;
+    let mean_batch = network_batch(&selfplay.stats).round().max(1.0) as usize;
     let raw = evaluator_rate(net, mean_batch, threads, seconds);
     writeln!(
         w,
@@ -421,7 +505,7 @@ fn compare_with_raw(
     writeln!(
         w,
         "self-play reaches {:.1} % of the raw rate (target: at least 90 %)",
-        100.0 * selfplay.stats.evaluations_per_second() / raw.max(1e-9)
+        100.0 * selfplay.stats.network_evaluations_per_second() / raw.max(1e-9)
     )?;
     Ok(())
 }

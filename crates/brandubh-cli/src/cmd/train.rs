@@ -322,9 +322,10 @@ impl Observer for Bars {
             bar.set_position(done);
             let secs = stats.wall.as_secs_f64().max(1e-9);
             bar.set_message(format!(
-                "{:.0} pos/s, {:.0} evals/s, batch {:.0}",
+                "{:.0} pos/s, {:.0} evals/s{}, batch {:.0}",
                 stats.positions as f64 / secs,
                 stats.evaluations_per_second(),
+                cache_share(stats.cache_hit_rate()),
                 stats.mean_batch()
             ));
         }
@@ -412,7 +413,7 @@ impl Observer for Bars {
             String::new()
         };
         tracing::info!(
-            "iteration {}: {} games ({:.0} plies avg, white {:.0}% black {:.0}% unfinished {:.0}%{}{}), {} positions, {:.0} evals/s, loss {:.3} (policy {:.3}, value {:.3}{}), {:.0}+{:.0} s{}{}",
+            "iteration {}: {} games ({:.0} plies avg, white {:.0}% black {:.0}% unfinished {:.0}%{}{}), {} positions, {:.0} evals/s{}, loss {:.3} (policy {:.3}, value {:.3}{}), {:.0}+{:.0} s{}{}",
             m.iteration,
             m.selfplay_games,
             m.mean_game_length,
@@ -423,6 +424,7 @@ impl Observer for Bars {
             backlog,
             m.positions,
             m.evaluations_per_s,
+            cache_share(m.cache_hit_rate),
             m.total_loss,
             m.policy_loss,
             m.value_loss,
@@ -432,6 +434,16 @@ impl Observer for Bars {
             vs(&m.vs_previous),
             vs(&m.vs_baseline),
         );
+    }
+}
+
+/// The evaluation cache's share of the evaluations, as the iteration line appends it
+/// (` (23% cached)`), or nothing without a cache.
+fn cache_share(hit_rate: f64) -> String {
+    if hit_rate > 0.0 {
+        format!(" ({:.0}% cached)", 100.0 * hit_rate)
+    } else {
+        String::new()
     }
 }
 
