@@ -119,7 +119,8 @@ pub struct IterationMetrics {
     /// Positions recorded since the run started.
     pub total_positions: u64,
     /// Leaves evaluated per second during self-play, those the evaluation cache answered
-    /// included (their share: `cache_hit_rate`).
+    /// included (their share: `cache_hit_rate`); null when this process played no game of
+    /// the iteration (its games were on disk from before a restart, or came from actors).
     #[serde(with = "nan_as_null")]
     pub evaluations_per_s: f64,
     /// Share of self-play's leaves the evaluation cache answered (`selfplay.eval_cache`);

@@ -777,7 +777,13 @@ impl Iteration<'_> {
             selfplay_games: t.games as u32,
             positions: t.positions,
             total_positions: state.total_positions,
-            evaluations_per_s: games.stats.evaluations_per_second(),
+            // No self-play in this process this iteration (a resumed iteration whose games
+            // were all on disk, a learner): no rate (null in metrics.jsonl), not a false 0.
+            evaluations_per_s: if games.stats.evaluations > 0 {
+                games.stats.evaluations_per_second()
+            } else {
+                f64::NAN
+            },
             cache_hit_rate: games.stats.cache_hit_rate(),
             mean_game_length: t.rate(t.plies),
             white_win_rate: t.selfplay_rate(t.white_wins),
