@@ -390,7 +390,10 @@ mod tests {
         // Positions with eight distinct images (an image of a symmetric position under one
         // of its own symmetries is the same position, and gets the same answer: below).
         let asymmetric = leaves(80, 2).into_iter().filter(|leaf| {
-            let mut images: Vec<_> = Symmetry::ALL.iter().map(|s| s.position(&leaf.position)).collect();
+            let mut images: Vec<_> = Symmetry::ALL
+                .iter()
+                .map(|s| s.position(&leaf.position))
+                .collect();
             images.sort_by_key(|p| (p.attackers().0, p.defenders().0, p.king().index()));
             images.dedup();
             images.len() == 8
@@ -417,7 +420,13 @@ mod tests {
         }
         // 50 positions asked for 9 times each: each evaluated once.
         assert_eq!(lopsided.0.iter().sum::<usize>(), 50);
-        assert_eq!(cache.stats(), CacheStats { lookups: 450, hits: 400 });
+        assert_eq!(
+            cache.stats(),
+            CacheStats {
+                lookups: 450,
+                hits: 400
+            }
+        );
         assert!((cache.stats().hit_rate() - 400.0 / 450.0).abs() < 1e-12);
     }
 
@@ -434,7 +443,10 @@ mod tests {
         for sym in Symmetry::ALL {
             let mirrored = image(&start, sym);
             assert_eq!(mirrored.position, start.position);
-            assert_eq!(cached.evaluate(std::slice::from_ref(&mirrored)).remove(0), first);
+            assert_eq!(
+                cached.evaluate(std::slice::from_ref(&mirrored)).remove(0),
+                first
+            );
         }
         assert_eq!(lopsided.0, vec![1]);
     }
@@ -443,14 +455,23 @@ mod tests {
     fn a_different_repetition_count_is_a_different_entry() {
         let mut cache = EvalCache::new(64);
         let leaf = leaves(1, 3).remove(0);
-        cache.insert(&leaf, &Lopsided::default().evaluate(std::slice::from_ref(&leaf))[0]);
+        cache.insert(
+            &leaf,
+            &Lopsided::default().evaluate(std::slice::from_ref(&leaf))[0],
+        );
         assert!(cache.get(&leaf).is_some());
         let again = Leaf {
             repetitions: leaf.repetitions + 1,
             ..leaf.clone()
         };
         assert!(cache.get(&again).is_none());
-        assert_eq!(cache.stats(), CacheStats { lookups: 2, hits: 1 });
+        assert_eq!(
+            cache.stats(),
+            CacheStats {
+                lookups: 2,
+                hits: 1
+            }
+        );
     }
 
     #[test]
@@ -481,7 +502,13 @@ mod tests {
             assert_eq!(g.priors.len(), batch[k].moves.len());
             assert!((g.priors.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         }
-        assert_eq!(cache.stats(), CacheStats { lookups: 60, hits: 40 });
+        assert_eq!(
+            cache.stats(),
+            CacheStats {
+                lookups: 60,
+                hits: 40
+            }
+        );
     }
 
     #[test]
@@ -489,7 +516,10 @@ mod tests {
         let mut cache = EvalCache::new(8);
         assert!(cache.is_empty());
         let slot = size_of::<Option<Entry>>();
-        assert_eq!(slot, 64, "the size selfplay.eval_cache's documentation gives");
+        assert_eq!(
+            slot, 64,
+            "the size selfplay.eval_cache's documentation gives"
+        );
         assert_eq!(cache.bytes(), 8 * slot);
         let all = leaves(300, 5);
         let mut lopsided = Lopsided::default();

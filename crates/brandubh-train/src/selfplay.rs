@@ -476,7 +476,9 @@ impl<E: Evaluator> Worker<'_, E> {
                     inner: &mut self.evaluator,
                     cache,
                 };
-                let round = self.batcher.round(&mut searches, leaves_per_game, &mut cached)?;
+                let round = self
+                    .batcher
+                    .round(&mut searches, leaves_per_game, &mut cached)?;
                 (round, cache.stats().hits - before)
             }
             None => (
@@ -775,7 +777,10 @@ mod tests {
     /// Uniform evaluations, counting the leaves it is asked for.
     struct CountingUniform<'a>(&'a AtomicU64);
     impl Evaluator for CountingUniform<'_> {
-        fn evaluate(&mut self, leaves: &[brandubh_search::Leaf]) -> Vec<brandubh_search::Evaluation> {
+        fn evaluate(
+            &mut self,
+            leaves: &[brandubh_search::Leaf],
+        ) -> Vec<brandubh_search::Evaluation> {
             self.0.fetch_add(leaves.len() as u64, Ordering::Relaxed);
             UniformEvaluator.evaluate(leaves)
         }
@@ -800,7 +805,9 @@ mod tests {
             // The evaluators saw only the misses.
             assert_eq!(asked.load(Ordering::Relaxed), cached.1.evaluations - hits);
             // 4,096 slots in all, split between the workers.
-            assert!(cached.1.cache_bytes >= 4096 * 64 && cached.1.cache_bytes < 4096 * 64 + 400_000);
+            assert!(
+                cached.1.cache_bytes >= 4096 * 64 && cached.1.cache_bytes < 4096 * 64 + 400_000
+            );
             assert!(cached.1.cache_hit_rate() > 0.0 && cached.1.cache_hit_rate() < 1.0);
         }
     }

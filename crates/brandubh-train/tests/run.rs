@@ -214,9 +214,18 @@ fn games_written_before_a_crash_are_kept_and_not_replayed() {
     // Iteration 2's games were all on disk: the resumed process played none, so it
     // reports no self-play rate (null) rather than 0 evaluations/s.
     assert!(lines[0].evaluations_per_s > 0.0);
-    assert!(lines[1].evaluations_per_s.is_nan(), "{}", lines[1].evaluations_per_s);
+    assert!(
+        lines[1].evaluations_per_s.is_nan(),
+        "{}",
+        lines[1].evaluations_per_s
+    );
     let text = std::fs::read_to_string(dir.metrics()).unwrap();
-    assert!(text.lines().nth(1).unwrap().contains("\"evaluations_per_s\":null"));
+    assert!(
+        text.lines()
+            .nth(1)
+            .unwrap()
+            .contains("\"evaluations_per_s\":null")
+    );
 }
 
 /// The opening plies (played at random from each game's seed) of every game of

@@ -338,13 +338,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     )?;
     let other = measure_selfplay(&mut w, &other_way, &settings, config.seed, games)?;
-    compare_with_raw(
-        &mut w,
-        &other_way,
-        &other,
-        settings.threads(),
-        args.seconds,
-    )?;
+    compare_with_raw(&mut w, &other_way, &other, settings.threads(), args.seconds)?;
     estimate_iteration(&mut w, &config, &selfplay, net.simd_level(), args.seconds)?;
     out::flush(&mut w)?;
     Ok(ExitCode::SUCCESS)
@@ -469,7 +463,11 @@ fn network_batch(stats: &SelfPlayStats) -> f64 {
 /// The cache's effect: the same games' seeds without and with it. (The games are not the
 /// same games: a hit answers with the evaluation of a mirror image, and skips a draw of
 /// the random symmetries.)
-fn compare_cache(w: &mut impl Write, before: &SelfPlayRun, after: &SelfPlayRun) -> anyhow::Result<()> {
+fn compare_cache(
+    w: &mut impl Write,
+    before: &SelfPlayRun,
+    after: &SelfPlayRun,
+) -> anyhow::Result<()> {
     let rate = |r: &SelfPlayRun, x: u64| x as f64 / r.wall_s.max(1e-9);
     let white = |r: &SelfPlayRun| 100.0 * r.white_wins as f64 / r.stats.games.max(1) as f64;
     writeln!(
