@@ -28,7 +28,7 @@ use brandubh_net::engine::{Engine, EngineKind};
 use brandubh_net::optimize::{BatchBuilder, OptimizerConfig, OptimizerKind, StepStats, Trainer};
 use brandubh_net::{Device, FastNet, NetConfig, NetEvaluator, encoding};
 use brandubh_rules::{Move, Side, Symmetry};
-use brandubh_run::config::{ConfigError, Optimizer, RunConfig, TrainingEngine};
+use brandubh_run::config::{ConfigError, Optimizer, RunConfig, SelfPlayConfig, TrainingEngine};
 use brandubh_run::metrics::{self, IterationMetrics, MatchSummary, MetricsError, SprtVerdict};
 use brandubh_run::plot::{self, PlotError};
 use brandubh_run::replay::{self, Chunk, ChunkInfo, GameRecord, ReplayError, ReplayWindow};
@@ -858,7 +858,6 @@ pub(crate) fn play_games(
     let split = split_forward(settings.threads());
     let fast = (!options.selfplay_on_device)
         .then(|| Arc::new(FastNet::from_model(&model).with_parallel(split)));
-    let symmetry = config.selfplay.symmetry_at_inference;
     let mut tally = GameTally::default();
     let mut pending: Vec<GameRecord> = Vec::new();
     let mut flush = |pending: &mut Vec<GameRecord>| -> Result<(), RunError> {
@@ -875,11 +874,7 @@ pub(crate) fn play_games(
             Some(fast) => NetEvaluator::new(Arc::clone(fast)),
             None => NetEvaluator::burn(&model, &plain),
         };
-        if symmetry {
-            ev.with_random_symmetry(batch.eval_seed ^ worker as u64)
-        } else {
-            ev
-        }
+        worker_evaluator(ev, &config.selfplay, batch.eval_seed, worker)
     };
     let stats = selfplay::play::<_, _, _, RunError>(
         &settings,
@@ -899,6 +894,22 @@ pub(crate) fn play_games(
     )?;
     flush(&mut pending)?;
     Ok((tally, stats))
+}
+
+/// Self-play worker `worker`'s evaluator around `ev`: with `symmetry_at_inference`, each
+/// leaf under a random symmetry drawn from `seed` and the worker's number.
+#[must_use]
+pub fn worker_evaluator(
+    ev: NetEvaluator,
+    config: &SelfPlayConfig,
+    seed: u64,
+    worker: usize,
+) -> NetEvaluator {
+    if config.symmetry_at_inference {
+        ev.with_random_symmetry(seed ^ worker as u64)
+    } else {
+        ev
+    }
 }
 
 /// Whether self-play's forward passes are split over rayon's pool (`FastNet::with_parallel`)

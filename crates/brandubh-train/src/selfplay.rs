@@ -8,9 +8,9 @@
 //!
 //! Seeded sessions repeat exactly, whatever the threads' timing: worker `w` of `T` plays
 //! the games `w, w + T, w + 2T, …` (so each worker's games, batches, evaluator state and
-//! evaluation cache depend on the seed alone, as with one worker), and the caller receives the games in
-//! index order (so chunks, the replay window and a resumed iteration see the same games in
-//! the same order: the games written are always the first ones).
+//! evaluation cache depend on the seed alone, as with one worker), and the caller receives
+//! the games in index order (so chunks, the replay window and a resumed iteration see the
+//! same games in the same order: the games written are always the first ones).
 //!
 //! With `selfplay.eval_cache` each worker keeps an [`EvalCache`] in front of its
 //! evaluator: a leaf whose position (or a mirror image of it) the worker evaluated before
@@ -97,11 +97,23 @@ impl SelfPlayStats {
         self.cache_hits as f64 / self.evaluations.max(1) as f64
     }
 
-    /// Leaves the evaluators themselves evaluated per second of wall time.
+    /// Leaves the evaluators themselves evaluated (the caches' answers left out).
+    #[must_use]
+    pub fn network_evaluations(&self) -> u64 {
+        self.evaluations.saturating_sub(self.cache_hits)
+    }
+
+    /// Those per second of wall time.
     #[must_use]
     pub fn network_evaluations_per_second(&self) -> f64 {
-        (self.evaluations - self.cache_hits.min(self.evaluations)) as f64
-            / self.wall.as_secs_f64().max(1e-9)
+        self.network_evaluations() as f64 / self.wall.as_secs_f64().max(1e-9)
+    }
+
+    /// Mean leaves per evaluator call that reached the evaluators (the caches' answers
+    /// left out).
+    #[must_use]
+    pub fn network_mean_batch(&self) -> f64 {
+        self.network_evaluations() as f64 / (self.batches.max(1)) as f64
     }
 }
 

@@ -401,20 +401,18 @@ fn measure_selfplay(
 ) -> anyhow::Result<SelfPlayRun> {
     let t0 = Instant::now();
     let mut white_wins = 0;
-    // As `train` evaluates: a random symmetry a leaf where the configuration asks for it.
-    let symmetry = settings.config.symmetry_at_inference;
     let stats = selfplay::play::<_, _, _, anyhow::Error>(
         settings,
         seed,
         0,
         games,
         |worker| {
-            let ev = NetEvaluator::new(Arc::clone(net));
-            if symmetry {
-                ev.with_random_symmetry(seed ^ worker as u64)
-            } else {
-                ev
-            }
+            run::worker_evaluator(
+                NetEvaluator::new(Arc::clone(net)),
+                &settings.config,
+                seed,
+                worker,
+            )
         },
         |game, _| {
             white_wins += u64::from(game.result.winner() == Some(Side::White));
@@ -435,7 +433,7 @@ fn measure_selfplay(
         w,
         "self-play: {:.0} network evaluations/s, mean batch {:.1}, {:.0} % of worker time inside the evaluator",
         stats.network_evaluations_per_second(),
-        network_batch(&stats),
+        stats.network_mean_batch(),
         100.0 * stats.eval_time.as_secs_f64() / stats.worker_time.as_secs_f64().max(1e-9)
     )?;
     if stats.cache_hits > 0 {
@@ -453,11 +451,6 @@ fn measure_selfplay(
         wall_s: wall,
         white_wins,
     })
-}
-
-/// Leaves per evaluator call that reached the network (the cache's answers left out).
-fn network_batch(stats: &SelfPlayStats) -> f64 {
-    (stats.evaluations - stats.cache_hits) as f64 / stats.batches.max(1) as f64
 }
 
 /// The cache's effect: the same games' seeds without and with it. (The games are not the
@@ -494,7 +487,7 @@ fn compare_with_raw(
     threads: usize,
     seconds: f64,
 ) -> anyhow::Result<()> {
-    let mean_batch = network_batch(&selfplay.stats).round().max(1.0) as usize;
+    let mean_batch = selfplay.stats.network_mean_batch().round().max(1.0) as usize;
     let raw = evaluator_rate(net, mean_batch, threads, seconds);
     writeln!(
         w,
